@@ -1,0 +1,74 @@
+//! A deterministic, I/O-free rules engine for the base game of Catan (3-4 players).
+//!
+//! It knows every rule of `RULES.md` (cited as R-x.y throughout) and nothing about
+//! networks, clocks or databases. A [`Game`] is created from [`GameOptions`] and a
+//! seed; it changes only through [`Game::apply`], which either returns the
+//! [`Event`]s that happened or an [`ActionError`] and leaves the game untouched.
+//!
+//! # Layout
+//!
+//! - [`board`]: fixed topology (19 tiles, 54 intersections, 72 paths, 9 harbors) and maps.
+//! - `resource`, `dev_card`, `seat`, `options`, `trade`: vocabulary types.
+//! - `action` / `event`: requests and facts; `error`: why a request was refused.
+//! - `phase`: where a turn is; `game`: the state and `apply`.
+//! - `rules/`: one module per part of the rules (setup, roll, build, robber, dev
+//!   cards, trade, awards, turn, time-outs) plus the legal-action listing.
+//! - `view`: per-seat redaction; events are redacted by [`Event::redact_for`].
+//!
+//! # Walkthrough
+//!
+//! ```
+//! use catan_engine::{Action, Actor, Game, GameOptions, Phase, Seat};
+//!
+//! let mut game = Game::new(GameOptions::default(), 42).unwrap();
+//! // Setup: whoever is first places a settlement, then a road next to it (R-3.2).
+//! let seat = game.current();
+//! let settle = game.legal_actions(seat)[0];
+//! let events = game.apply(seat, settle).unwrap();
+//! assert!(!events.is_empty());
+//!
+//! // Out of turn is refused with a stable code, and nothing changes.
+//! let other = Seat((seat.0 + 1) % 4);
+//! let before = game.clone();
+//! let err = game.apply(other, Action::RollDice).unwrap_err();
+//! assert_eq!(err.code(), "not_your_turn");
+//! assert_eq!(game, before);
+//!
+//! // Time enters as a system action: the timer places a road for the absent player.
+//! game.apply(Actor::System, Action::TimeOut).unwrap();
+//! assert!(matches!(game.phase(), Phase::Setup { index: 1, .. }));
+//!
+//! // Opponents see counts only (R-8.7); the seed is never in a view.
+//! let view = game.view(Some(other));
+//! assert_eq!(view.me.unwrap().seat, other);
+//! ```
+
+pub mod board;
+
+mod action;
+mod dev_card;
+mod error;
+mod event;
+mod game;
+mod options;
+mod phase;
+mod resource;
+pub mod rules;
+mod seat;
+mod trade;
+mod view;
+
+pub use action::{Action, ActionKind};
+pub use board::{EdgeId, TileId, VertexId};
+pub use dev_card::{DevCard, DevCards};
+pub use error::ActionError;
+pub use event::Event;
+pub use game::{
+    BANK_PER_RESOURCE, CITIES_PER_PLAYER, Game, Player, ROADS_PER_PLAYER, SETTLEMENTS_PER_PLAYER,
+};
+pub use options::{GameOptions, MapKind, OptionsError};
+pub use phase::{Phase, Resume};
+pub use resource::{Resource, Resources};
+pub use seat::{Actor, MAX_SEATS, Seat};
+pub use trade::{OfferClosed, OfferId, TradeOffer};
+pub use view::{BuildingView, FinalScore, GameView, PlayerView, PrivateView, RoadView};

@@ -1,0 +1,81 @@
+//! Game options a room chooses (number of players, VP target, map kind).
+
+use serde::{Deserialize, Serialize};
+
+/// Which map a game is played on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MapKind {
+    /// Terrain, numbers and harbors shuffled from the seed, no adjacent 6/8.
+    #[default]
+    Random,
+    /// The fixed layout suggested for first games.
+    Beginner,
+}
+
+/// Options that change the rules of one game. Unvalidated: a `Game` can only be
+/// created from options that pass [`GameOptions::validate`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameOptions {
+    /// Number of seats, 3 or 4.
+    pub players: u8,
+    /// Victory points needed to win, 3..=20.
+    #[serde(default = "default_target")]
+    pub vp_target: u8,
+    /// Random or beginner map.
+    #[serde(default)]
+    pub map: MapKind,
+}
+
+const fn default_target() -> u8 {
+    10
+}
+
+impl Default for GameOptions {
+    fn default() -> Self {
+        GameOptions {
+            players: 4,
+            vp_target: 10,
+            map: MapKind::Random,
+        }
+    }
+}
+
+/// Why a set of options cannot start a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum OptionsError {
+    /// `players` is not 3 or 4.
+    #[error("a game has 3 or 4 players, not {0}")]
+    Players(u8),
+    /// `vp_target` is outside 3..=20.
+    #[error("the victory point target must be between 3 and 20, not {0}")]
+    VpTarget(u8),
+}
+
+impl OptionsError {
+    /// Stable machine-readable code.
+    #[must_use]
+    pub const fn code(&self) -> &'static str {
+        match self {
+            OptionsError::Players(_) => "invalid_player_count",
+            OptionsError::VpTarget(_) => "invalid_vp_target",
+        }
+    }
+}
+
+impl GameOptions {
+    /// Checks the options.
+    ///
+    /// # Errors
+    /// [`OptionsError`] naming the first option out of range.
+    pub fn validate(&self) -> Result<(), OptionsError> {
+        if !(3..=4).contains(&self.players) {
+            return Err(OptionsError::Players(self.players));
+        }
+        if !(3..=20).contains(&self.vp_target) {
+            return Err(OptionsError::VpTarget(self.vp_target));
+        }
+        Ok(())
+    }
+}

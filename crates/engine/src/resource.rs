@@ -1,0 +1,225 @@
+//! Resources and fixed-size resource counts (hands, costs, the bank).
+
+use serde::{Deserialize, Serialize};
+
+/// One of the five resources produced by land tiles (R-2.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Resource {
+    /// Produced by forest.
+    Lumber,
+    /// Produced by hills.
+    Brick,
+    /// Produced by pasture.
+    Wool,
+    /// Produced by fields.
+    Grain,
+    /// Produced by mountains.
+    Ore,
+}
+
+impl Resource {
+    /// All resources in their fixed index order.
+    pub const ALL: [Resource; 5] = [
+        Resource::Lumber,
+        Resource::Brick,
+        Resource::Wool,
+        Resource::Grain,
+        Resource::Ore,
+    ];
+
+    /// Stable index 0..5, used to address [`Resources`].
+    #[must_use]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The wire name (`"lumber"`, ...).
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Resource::Lumber => "lumber",
+            Resource::Brick => "brick",
+            Resource::Wool => "wool",
+            Resource::Grain => "grain",
+            Resource::Ore => "ore",
+        }
+    }
+}
+
+/// A count of each resource: a hand, a cost, the bank, a trade side.
+///
+/// A fixed array rather than a map, so it is `Copy`, compares cheaply and never
+/// allocates. On the wire it is an object with one optional field per resource,
+/// e.g. `{"lumber": 1, "brick": 1}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Resources(pub [u8; 5]);
+
+impl Resources {
+    /// No cards at all.
+    pub const ZERO: Resources = Resources([0; 5]);
+
+    /// Cost of a road (R-5).
+    pub const ROAD: Resources = Resources([1, 1, 0, 0, 0]);
+    /// Cost of a settlement (R-5).
+    pub const SETTLEMENT: Resources = Resources([1, 1, 1, 1, 0]);
+    /// Cost of a city (R-5).
+    pub const CITY: Resources = Resources([0, 0, 0, 2, 3]);
+    /// Cost of a development card (R-5).
+    pub const DEV_CARD: Resources = Resources([0, 0, 1, 1, 1]);
+
+    /// `n` of every resource (the full bank is `Resources::splat(19)`).
+    #[must_use]
+    pub const fn splat(n: u8) -> Self {
+        Resources([n; 5])
+    }
+
+    /// `n` cards of one resource.
+    #[must_use]
+    pub fn single(r: Resource, n: u8) -> Self {
+        let mut c = Resources::ZERO;
+        c.0[r.index()] = n;
+        c
+    }
+
+    /// How many of `r`.
+    #[must_use]
+    pub const fn get(&self, r: Resource) -> u8 {
+        self.0[r as usize]
+    }
+
+    /// Mutable count of `r`.
+    pub fn get_mut(&mut self, r: Resource) -> &mut u8 {
+        &mut self.0[r.index()]
+    }
+
+    /// Total number of cards.
+    #[must_use]
+    pub fn total(&self) -> u32 {
+        self.0.iter().map(|&n| u32::from(n)).sum()
+    }
+
+    /// Whether there are no cards.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.0 == [0; 5]
+    }
+
+    /// Whether `self` holds at least `other` of every resource.
+    #[must_use]
+    pub fn contains(&self, other: &Resources) -> bool {
+        self.0.iter().zip(other.0.iter()).all(|(a, b)| a >= b)
+    }
+
+    /// Adds `other` (saturating; callers keep totals within the 19-card bank).
+    pub fn add(&mut self, other: &Resources) {
+        for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
+            *a = a.saturating_add(*b);
+        }
+    }
+
+    /// Subtracts `other`; callers check [`Resources::contains`] first.
+    pub fn sub(&mut self, other: &Resources) {
+        for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
+            debug_assert!(*a >= *b, "resource underflow");
+            *a = a.saturating_sub(*b);
+        }
+    }
+
+    /// Whether some resource is non-zero on both sides.
+    #[must_use]
+    pub fn overlaps(&self, other: &Resources) -> bool {
+        self.0
+            .iter()
+            .zip(other.0.iter())
+            .any(|(a, b)| *a > 0 && *b > 0)
+    }
+
+    /// The resources with a non-zero count, in index order.
+    pub fn kinds(&self) -> impl Iterator<Item = Resource> + '_ {
+        Resource::ALL.into_iter().filter(|r| self.get(*r) > 0)
+    }
+
+    /// The `k`-th card (0-based) when the cards are laid out in resource order;
+    /// used to pick a uniformly random card from a hand.
+    #[must_use]
+    pub fn nth_card(&self, mut k: u32) -> Option<Resource> {
+        for r in Resource::ALL {
+            let n = u32::from(self.get(r));
+            if k < n {
+                return Some(r);
+            }
+            k -= n;
+        }
+        None
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResourcesRepr {
+    #[serde(default, skip_serializing_if = "is_zero")]
+    lumber: u8,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    brick: u8,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    wool: u8,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    grain: u8,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    ore: u8,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_zero(n: &u8) -> bool {
+    *n == 0
+}
+
+impl Serialize for Resources {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let [lumber, brick, wool, grain, ore] = self.0;
+        ResourcesRepr {
+            lumber,
+            brick,
+            wool,
+            grain,
+            ore,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Resources {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let r = ResourcesRepr::deserialize(d)?;
+        Ok(Resources([r.lumber, r.brick, r.wool, r.grain, r.ore]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resources_serialize_as_an_object_without_zeros() {
+        let r = Resources([1, 0, 0, 2, 0]);
+        let json = serde_json::to_string(&r).unwrap();
+        assert_eq!(json, r#"{"lumber":1,"grain":2}"#);
+        let back: Resources = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, r);
+    }
+
+    #[test]
+    fn unknown_resource_names_are_rejected() {
+        assert!(serde_json::from_str::<Resources>(r#"{"gold":1}"#).is_err());
+    }
+
+    #[test]
+    fn nth_card_walks_the_hand_in_resource_order() {
+        let r = Resources([0, 2, 0, 1, 0]);
+        assert_eq!(r.nth_card(0), Some(Resource::Brick));
+        assert_eq!(r.nth_card(1), Some(Resource::Brick));
+        assert_eq!(r.nth_card(2), Some(Resource::Grain));
+        assert_eq!(r.nth_card(3), None);
+    }
+}

@@ -1,0 +1,221 @@
+//! Building roads, settlements and cities, in setup, normal play and Road Building.
+
+use crate::board::{EDGE_COUNT, EdgeId, EdgeMask, VERTEX_COUNT, VertexId, VertexMask, topology};
+use crate::error::ActionError;
+use crate::event::Event;
+use crate::game::Game;
+use crate::phase::Phase;
+use crate::resource::Resources;
+use crate::seat::Seat;
+
+/// All 54 intersections.
+const ALL_VERTICES: VertexMask = (1u64 << VERTEX_COUNT) - 1;
+
+impl Game {
+    /// Intersections where the distance rule allows a settlement: empty, with
+    /// no building on any neighbour.
+    pub(crate) fn distance_ok_vertices(&self) -> VertexMask {
+        let topo = topology();
+        let occupied = self.occupied_vertices();
+        let mut blocked = occupied;
+        let mut m = occupied;
+        while m != 0 {
+            let v = m.trailing_zeros() as usize;
+            m &= m - 1;
+            blocked |= topo.vertex_neighbor_mask[v];
+        }
+        ALL_VERTICES & !blocked
+    }
+
+    /// Intersections touched by `seat`'s roads.
+    pub(crate) fn road_vertices(&self, seat: Seat) -> VertexMask {
+        let topo = topology();
+        let mut m = self.players[seat.index()].roads;
+        let mut vs = 0;
+        while m != 0 {
+            let e = m.trailing_zeros() as usize;
+            m &= m - 1;
+            vs |= topo.edge_vertex_mask[e];
+        }
+        vs
+    }
+
+    /// Legal settlement spots after setup: distance rule plus an own road.
+    pub(crate) fn settlement_spots(&self, seat: Seat) -> VertexMask {
+        self.distance_ok_vertices() & self.road_vertices(seat)
+    }
+
+    /// Empty paths where `seat` may build a road: touching an own building, or
+    /// an own road at an intersection not holding an opponent's building.
+    pub(crate) fn road_spots(&self, seat: Seat) -> EdgeMask {
+        let topo = topology();
+        let own = self.players[seat.index()].buildings();
+        let opponents = self.occupied_vertices() & !own;
+        let reach = own | (self.road_vertices(seat) & !opponents);
+        let mut edges: EdgeMask = 0;
+        let mut m = reach;
+        while m != 0 {
+            let v = m.trailing_zeros() as usize;
+            m &= m - 1;
+            edges |= topo.vertex_edge_mask[v];
+        }
+        edges & !self.occupied_edges()
+    }
+
+    /// Pays `cost` to the bank, announcing it.
+    fn pay(&mut self, seat: Seat, cost: Resources, out: &mut Vec<Event>) {
+        self.players[seat.index()].hand.sub(&cost);
+        self.bank.add(&cost);
+        out.push(Event::Paid { seat, cards: cost });
+    }
+
+    pub(crate) fn build_settlement(
+        &mut self,
+        seat: Seat,
+        v: VertexId,
+        out: &mut Vec<Event>,
+    ) -> Result<(), ActionError> {
+        self.require_turn(seat)?;
+        if v.index() >= VERTEX_COUNT {
+            return Err(ActionError::InvalidLocation);
+        }
+        match self.phase {
+            Phase::Setup {
+                index,
+                settlement: None,
+            } => {
+                // distance rule, no road needed.
+                if self.distance_ok_vertices() & v.bit() == 0 {
+                    return Err(ActionError::IllegalPlacement);
+                }
+                self.place_setup_settlement(seat, index, v, out);
+                Ok(())
+            }
+            Phase::Main => {
+                let p = &self.players[seat.index()];
+                if p.settlements_left() == 0 {
+                    return Err(ActionError::NoPiecesLeft);
+                }
+                if self.settlement_spots(seat) & v.bit() == 0 {
+                    return Err(ActionError::IllegalPlacement);
+                }
+                if !p.hand.contains(&Resources::SETTLEMENT) {
+                    return Err(ActionError::InsufficientResources);
+                }
+                self.pay(seat, Resources::SETTLEMENT, out);
+                self.players[seat.index()].settlements |= v.bit();
+                out.push(Event::SettlementBuilt { seat, vertex: v });
+                // A new building may cut an opponent's route.
+                self.update_longest_road(out);
+                Ok(())
+            }
+            _ => Err(ActionError::WrongPhase),
+        }
+    }
+
+    pub(crate) fn build_road(
+        &mut self,
+        seat: Seat,
+        e: EdgeId,
+        out: &mut Vec<Event>,
+    ) -> Result<(), ActionError> {
+        self.require_turn(seat)?;
+        if e.index() >= EDGE_COUNT {
+            return Err(ActionError::InvalidLocation);
+        }
+        match self.phase {
+            Phase::Setup {
+                index,
+                settlement: Some(v),
+            } => {
+                // the road touches the settlement just placed.
+                if topology().edge_vertex_mask[e.index()] & v.bit() == 0
+                    || self.occupied_edges() & e.bit() != 0
+                {
+                    return Err(ActionError::IllegalPlacement);
+                }
+                self.place_setup_road(seat, index, e, out);
+                Ok(())
+            }
+            Phase::Main => {
+                let p = &self.players[seat.index()];
+                if p.roads_left() == 0 {
+                    return Err(ActionError::NoPiecesLeft);
+                }
+                if self.road_spots(seat) & e.bit() == 0 {
+                    return Err(ActionError::IllegalPlacement);
+                }
+                if !p.hand.contains(&Resources::ROAD) {
+                    return Err(ActionError::InsufficientResources);
+                }
+                self.pay(seat, Resources::ROAD, out);
+                self.place_road(seat, e, out);
+                Ok(())
+            }
+            Phase::RoadBuilding { remaining, resume } => {
+                // free roads, each legal by.
+                if self.players[seat.index()].roads_left() == 0 {
+                    return Err(ActionError::NoPiecesLeft);
+                }
+                if self.road_spots(seat) & e.bit() == 0 {
+                    return Err(ActionError::IllegalPlacement);
+                }
+                self.place_road(seat, e, out);
+                let more = remaining > 1
+                    && self.players[seat.index()].roads_left() > 0
+                    && self.road_spots(seat) != 0;
+                if more {
+                    self.set_phase(
+                        Phase::RoadBuilding {
+                            remaining: remaining - 1,
+                            resume,
+                        },
+                        out,
+                    );
+                } else {
+                    self.set_phase(resume.into(), out);
+                }
+                Ok(())
+            }
+            _ => Err(ActionError::WrongPhase),
+        }
+    }
+
+    fn place_road(&mut self, seat: Seat, e: EdgeId, out: &mut Vec<Event>) {
+        self.players[seat.index()].roads |= e.bit();
+        out.push(Event::RoadBuilt { seat, edge: e });
+        self.update_longest_road(out);
+    }
+
+    pub(crate) fn build_city(
+        &mut self,
+        seat: Seat,
+        v: VertexId,
+        out: &mut Vec<Event>,
+    ) -> Result<(), ActionError> {
+        self.require_turn(seat)?;
+        if v.index() >= VERTEX_COUNT {
+            return Err(ActionError::InvalidLocation);
+        }
+        if self.phase != Phase::Main {
+            return Err(ActionError::WrongPhase);
+        }
+        let p = &self.players[seat.index()];
+        if p.settlements & v.bit() == 0 {
+            return Err(ActionError::IllegalPlacement);
+        }
+        if p.cities_left() == 0 {
+            return Err(ActionError::NoPiecesLeft);
+        }
+        if !p.hand.contains(&Resources::CITY) {
+            return Err(ActionError::InsufficientResources);
+        }
+        self.pay(seat, Resources::CITY, out);
+        let p = &mut self.players[seat.index()];
+        // the settlement returns to the supply.
+        p.settlements &= !v.bit();
+        p.cities |= v.bit();
+        out.push(Event::CityBuilt { seat, vertex: v });
+        Ok(())
+    }
+}

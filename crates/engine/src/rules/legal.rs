@@ -1,0 +1,273 @@
+//! Listing the legal actions of a seat. Agrees with `apply`: every listed action is
+//! accepted, and every accepted action is listed, up to the amounts of cards in the
+//! kinds listed by one representative (`discard`, `offer_trade`, `counter_offer`).
+
+use crate::action::Action;
+use crate::board::{EdgeId, TILE_COUNT, TileId, VertexId, topology};
+use crate::dev_card::DevCard;
+use crate::game::Game;
+use crate::phase::Phase;
+use crate::resource::{Resource, Resources};
+use crate::rules::MAX_OPEN_OFFERS;
+use crate::seat::{Actor, Seat};
+
+/// The seat making setup placement `index`: seat order from the first
+/// player, then reversed, so the last player places twice in a row.
+#[must_use]
+pub fn setup_seat(first: Seat, players: u8, index: u8) -> Seat {
+    let offset = if index < players {
+        index
+    } else {
+        2 * players - 1 - index
+    };
+    Seat((first.0 + offset) % players)
+}
+
+fn push_vertices(mut m: u64, out: &mut Vec<Action>, f: impl Fn(VertexId) -> Action) {
+    while m != 0 {
+        let v = m.trailing_zeros() as u8;
+        m &= m - 1;
+        out.push(f(VertexId(v)));
+    }
+}
+
+fn push_edges(mut m: u128, out: &mut Vec<Action>) {
+    while m != 0 {
+        let e = m.trailing_zeros() as u8;
+        m &= m - 1;
+        out.push(Action::BuildRoad { edge: EdgeId(e) });
+    }
+}
+
+/// One card of the first resource held, asking one card of another resource: the
+/// representative of the trade-offer kinds.
+fn representative_terms(hand: &Resources) -> Option<(Resources, Resources)> {
+    let give = hand.kinds().next()?;
+    let get = Resource::ALL.into_iter().find(|&r| r != give)?;
+    Some((Resources::single(give, 1), Resources::single(get, 1)))
+}
+
+impl Game {
+    /// Every action `by` may take now (see the module docs for the representatives).
+    #[must_use]
+    pub fn legal_actions(&self, by: impl Into<Actor>) -> Vec<Action> {
+        let mut out = Vec::new();
+        self.legal_actions_into(by.into(), &mut out);
+        out
+    }
+
+    /// Whether `apply` would accept `action` from `by` now.
+    #[must_use]
+    pub fn is_legal(&self, by: impl Into<Actor>, action: Action) -> bool {
+        self.clone().apply(by, action).is_ok()
+    }
+
+    /// Appends the legal actions of `by` to `out` (no allocation once `out` has grown).
+    pub fn legal_actions_into(&self, by: Actor, out: &mut Vec<Action>) {
+        if matches!(self.phase, Phase::Over { .. }) {
+            return;
+        }
+        let seat = match by {
+            Actor::System => {
+                out.push(Action::TimeOut);
+                out.extend(
+                    self.offers
+                        .iter()
+                        .map(|o| Action::ExpireOffer { offer: o.id }),
+                );
+                return;
+            }
+            Actor::Seat(s) if s.0 < self.options.players => s,
+            Actor::Seat(_) => return,
+        };
+        for o in &self.offers {
+            if o.from == seat {
+                out.push(Action::WithdrawOffer { offer: o.id });
+            }
+        }
+        let is_current = seat == self.current;
+        match self.phase {
+            Phase::Setup { settlement, .. } if is_current => match settlement {
+                None => push_vertices(self.distance_ok_vertices(), out, |vertex| {
+                    Action::BuildSettlement { vertex }
+                }),
+                Some(v) => push_edges(
+                    topology().vertex_edge_mask[v.index()] & !self.occupied_edges(),
+                    out,
+                ),
+            },
+            Phase::PreRoll if is_current => {
+                out.push(Action::RollDice);
+                self.push_dev_plays(seat, out);
+            }
+            Phase::Discard { pending } => {
+                let owed = pending[seat.index()];
+                if owed > 0 {
+                    out.push(Action::Discard {
+                        cards: first_cards(&self.players[seat.index()].hand, owed),
+                    });
+                }
+            }
+            Phase::MoveRobber { .. } if is_current => self.push_robber_moves(seat, out),
+            Phase::RoadBuilding { .. } if is_current => push_edges(self.road_spots(seat), out),
+            Phase::Main if is_current => self.push_main(seat, out),
+            Phase::Main => self.push_answers(seat, out),
+            _ => {}
+        }
+    }
+
+    fn push_robber_moves(&self, seat: Seat, out: &mut Vec<Action>) {
+        for t in 0..TILE_COUNT as u8 {
+            let tile = TileId(t);
+            if tile == self.robber {
+                continue;
+            }
+            let mut victims = self.robbable(seat, tile);
+            if victims == 0 {
+                out.push(Action::MoveRobber { tile, victim: None });
+            }
+            while victims != 0 {
+                let v = victims.trailing_zeros() as u8;
+                victims &= victims - 1;
+                out.push(Action::MoveRobber {
+                    tile,
+                    victim: Some(Seat(v)),
+                });
+            }
+        }
+    }
+
+    fn push_dev_plays(&self, seat: Seat, out: &mut Vec<Action>) {
+        if self.dev_played {
+            return;
+        }
+        let p = &self.players[seat.index()];
+        if p.playable(DevCard::Knight) > 0 {
+            out.push(Action::PlayKnight);
+        }
+        if p.playable(DevCard::RoadBuilding) > 0 {
+            out.push(Action::PlayRoadBuilding);
+        }
+        if p.playable(DevCard::YearOfPlenty) > 0 {
+            let bank = self.bank;
+            match bank.total() {
+                0 => out.push(Action::PlayYearOfPlenty {
+                    take: Resources::ZERO,
+                }),
+                1 => out.push(Action::PlayYearOfPlenty { take: bank }),
+                _ => {
+                    for a in Resource::ALL {
+                        for b in Resource::ALL.into_iter().filter(|&b| b >= a) {
+                            let mut take = Resources::single(a, 1);
+                            *take.get_mut(b) += 1;
+                            if bank.contains(&take) {
+                                out.push(Action::PlayYearOfPlenty { take });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if p.playable(DevCard::Monopoly) > 0 {
+            out.extend(Resource::ALL.map(|resource| Action::PlayMonopoly { resource }));
+        }
+    }
+
+    fn push_main(&self, seat: Seat, out: &mut Vec<Action>) {
+        out.push(Action::EndTurn);
+        let p = &self.players[seat.index()];
+        let hand = p.hand;
+        if p.roads_left() > 0 && hand.contains(&Resources::ROAD) {
+            push_edges(self.road_spots(seat), out);
+        }
+        if p.settlements_left() > 0 && hand.contains(&Resources::SETTLEMENT) {
+            push_vertices(self.settlement_spots(seat), out, |vertex| {
+                Action::BuildSettlement { vertex }
+            });
+        }
+        if p.cities_left() > 0 && hand.contains(&Resources::CITY) {
+            push_vertices(p.settlements, out, |vertex| Action::BuildCity { vertex });
+        }
+        if !self.dev_deck.is_empty() && hand.contains(&Resources::DEV_CARD) {
+            out.push(Action::BuyDevCard);
+        }
+        self.push_dev_plays(seat, out);
+        for give in Resource::ALL {
+            if hand.get(give) >= self.maritime_ratio(seat, give) {
+                for get in Resource::ALL {
+                    if get != give && self.bank.get(get) > 0 {
+                        out.push(Action::MaritimeTrade { give, get });
+                    }
+                }
+            }
+        }
+        if self.offers.len() < MAX_OPEN_OFFERS
+            && let Some((give, get)) = representative_terms(&hand)
+        {
+            out.push(Action::OfferTrade {
+                to: None,
+                give,
+                get,
+            });
+        }
+        for o in &self.offers {
+            if o.from == seat {
+                let mut accepted = o.accepted;
+                while accepted != 0 {
+                    let w = accepted.trailing_zeros() as u8;
+                    accepted &= accepted - 1;
+                    if hand.contains(&o.give) && self.players[usize::from(w)].hand.contains(&o.get)
+                    {
+                        out.push(Action::ConfirmTrade {
+                            offer: o.id,
+                            with: Seat(w),
+                        });
+                    }
+                }
+            } else if o.is_recipient(seat) {
+                if hand.contains(&o.get) && self.players[o.from.index()].hand.contains(&o.give) {
+                    out.push(Action::AcceptOffer { offer: o.id });
+                }
+                if !o.has_rejected(seat) {
+                    out.push(Action::RejectOffer { offer: o.id });
+                }
+            }
+        }
+    }
+
+    /// A non-current seat's answers to open offers in the trade phase.
+    fn push_answers(&self, seat: Seat, out: &mut Vec<Action>) {
+        let hand = self.players[seat.index()].hand;
+        for o in &self.offers {
+            if !o.is_recipient(seat) {
+                continue;
+            }
+            if !o.has_accepted(seat) && hand.contains(&o.get) {
+                out.push(Action::AcceptOffer { offer: o.id });
+            }
+            if !o.has_rejected(seat) {
+                out.push(Action::RejectOffer { offer: o.id });
+            }
+            if self.offers.len() < MAX_OPEN_OFFERS
+                && let Some((give, get)) = representative_terms(&hand)
+            {
+                out.push(Action::CounterOffer {
+                    offer: o.id,
+                    give,
+                    get,
+                });
+            }
+        }
+    }
+}
+
+/// The first `n` cards of a hand in resource order: the representative discard.
+fn first_cards(hand: &Resources, mut n: u8) -> Resources {
+    let mut cards = Resources::ZERO;
+    for r in Resource::ALL {
+        let k = hand.get(r).min(n);
+        *cards.get_mut(r) = k;
+        n -= k;
+    }
+    cards
+}

@@ -1,0 +1,39 @@
+//! Ending a turn.
+
+use crate::error::ActionError;
+use crate::event::Event;
+use crate::game::Game;
+use crate::phase::Phase;
+use crate::seat::Seat;
+use crate::trade::OfferClosed;
+
+impl Game {
+    pub(crate) fn end_turn(&mut self, seat: Seat, out: &mut Vec<Event>) -> Result<(), ActionError> {
+        self.require_turn(seat)?;
+        match self.phase {
+            Phase::Main => {}
+            Phase::MoveRobber { .. } | Phase::Discard { .. } | Phase::RoadBuilding { .. } => {
+                return Err(ActionError::PendingStep);
+            }
+            _ => return Err(ActionError::WrongPhase),
+        }
+        // open offers close with the turn.
+        for o in self.offers.drain(..) {
+            out.push(Event::OfferClosed {
+                offer: o.id,
+                reason: OfferClosed::TurnEnded,
+            });
+        }
+        let p = &mut self.players[seat.index()];
+        p.dev_cards_new = crate::dev_card::DevCards::default();
+        self.dev_played = false;
+        self.current = self.next_seat(seat);
+        self.turn += 1;
+        out.push(Event::TurnStarted {
+            seat: self.current,
+            turn: self.turn,
+        });
+        self.set_phase(Phase::PreRoll, out);
+        Ok(())
+    }
+}
