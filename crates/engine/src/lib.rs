@@ -14,6 +14,7 @@
 //! - `rules/`: one module per part of the rules (setup, roll, build, robber, dev
 //!   cards, trade, awards, turn, time-outs) plus the legal-action listing.
 //! - `view`: per-seat redaction; events are redacted by [`Event::redact_for`].
+//! - [`invariants`]: from-scratch checks of every reachable game, for tests and fuzzing.
 //!
 //! # Walkthrough
 //!
@@ -50,6 +51,7 @@ mod dev_card;
 mod error;
 mod event;
 mod game;
+pub mod invariants;
 mod options;
 mod phase;
 mod resource;
