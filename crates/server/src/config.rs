@@ -1,0 +1,149 @@
+//! Server configuration: command-line flags, each also readable from an environment
+//! variable (flags win). `catan-server --help` lists them all.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use clap::Parser;
+
+/// Everything the server can be told at start-up.
+#[derive(Clone, Parser)]
+#[command(
+    name = "catan-server",
+    version,
+    about = "Authoritative WebSocket game server for Catan"
+)]
+pub struct Config {
+    /// Address of the public listener (lobby HTTP API and WebSocket).
+    #[arg(long, env = "CATAN_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: SocketAddr,
+
+    /// Address of the admin listener (admin API and metrics); keep it on loopback.
+    #[arg(long, env = "CATAN_ADMIN_BIND", default_value = "127.0.0.1:8081")]
+    pub admin_bind: SocketAddr,
+
+    /// Database URL: `postgres://...` for PostgreSQL, `sqlite://FILE` for the embedded
+    /// store. Default: an SQLite file `catan.db` in the working directory.
+    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://catan.db")]
+    pub database_url: String,
+
+    /// Bearer token for the admin API. Without one the admin API is disabled.
+    #[arg(long, env = "CATAN_ADMIN_TOKEN", hide_env_values = true)]
+    pub admin_token: Option<String>,
+
+    /// Origins allowed to call the HTTP API (CORS) and to open WebSockets, comma
+    /// separated, e.g. `https://catan.example.org`. Requests without an `Origin`
+    /// header (non-browser clients) are always allowed. The server's own origin
+    /// (`http://<bind>`, plus `localhost` for a loopback bind) is always allowed.
+    #[arg(long, env = "CATAN_ALLOWED_ORIGINS", value_delimiter = ',')]
+    pub allowed_origins: Vec<String>,
+
+    /// Default turn timer in seconds per phase for new rooms; 0 turns it off. A room
+    /// may choose its own when created.
+    #[arg(long, env = "CATAN_TURN_TIMER_SECS", default_value_t = 0)]
+    pub turn_timer_secs: u32,
+
+    /// Default trade offer timeout in seconds for new rooms.
+    #[arg(long, env = "CATAN_TRADE_TIMEOUT_SECS", default_value_t = 60)]
+    pub trade_timeout_secs: u32,
+
+    /// Default discard timeout in seconds after a 7 for new rooms; 0 turns it off.
+    #[arg(long, env = "CATAN_DISCARD_TIMEOUT_SECS", default_value_t = 60)]
+    pub discard_timeout_secs: u32,
+
+    /// Largest WebSocket text message accepted, in bytes; larger ones are refused with
+    /// `message_too_large` (the connection stays up).
+    #[arg(long, env = "CATAN_MAX_MESSAGE_BYTES", default_value_t = 4096)]
+    pub max_message_bytes: usize,
+
+    /// Messages per second a connection may send on average (burst: twice that).
+    #[arg(long, env = "CATAN_RATE_LIMIT", default_value_t = 20)]
+    pub rate_limit_per_sec: u32,
+
+    /// Most rooms held at once; creating more is refused with `too_many_rooms`.
+    #[arg(long, env = "CATAN_MAX_ROOMS", default_value_t = 20_000)]
+    pub max_rooms: usize,
+
+    /// Messages queued for one connection before it is dropped as too slow.
+    #[arg(long, env = "CATAN_OUTBOUND_QUEUE", default_value_t = 256)]
+    pub outbound_queue: usize,
+
+    /// Pause of built-in bots before each action, in milliseconds.
+    #[arg(long, env = "CATAN_BOT_THINK_MS", default_value_t = 500)]
+    pub bot_think_ms: u64,
+
+    /// Events kept per room for reconnects; a client further behind gets a snapshot.
+    #[arg(long, env = "CATAN_EVENT_BACKLOG", default_value_t = 2048)]
+    pub event_backlog: usize,
+
+    /// WebSocket read buffer per connection in bytes (memory per connection).
+    #[arg(long, env = "CATAN_WS_READ_BUFFER", default_value_t = 4096)]
+    pub ws_read_buffer: usize,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("bind", &self.bind)
+            .field("admin_bind", &self.admin_bind)
+            .field("database_url", &redact_url(&self.database_url))
+            .field(
+                "admin_token",
+                &self.admin_token.as_ref().map(|_| "<redacted>"),
+            )
+            .field("allowed_origins", &self.allowed_origins)
+            .field("turn_timer_secs", &self.turn_timer_secs)
+            .field("trade_timeout_secs", &self.trade_timeout_secs)
+            .field("discard_timeout_secs", &self.discard_timeout_secs)
+            .field("max_message_bytes", &self.max_message_bytes)
+            .field("rate_limit_per_sec", &self.rate_limit_per_sec)
+            .field("max_rooms", &self.max_rooms)
+            .field("outbound_queue", &self.outbound_queue)
+            .field("bot_think_ms", &self.bot_think_ms)
+            .field("event_backlog", &self.event_backlog)
+            .field("ws_read_buffer", &self.ws_read_buffer)
+            .finish()
+    }
+}
+
+/// Hides a password in a database URL for logs.
+fn redact_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => format!("{}://<redacted>@{}", &url[..s], &url[at + 1..]),
+        _ => url.to_owned(),
+    }
+}
+
+impl Config {
+    /// Defaults for tests: loopback on port 0, fast bots, no database file.
+    #[must_use]
+    pub fn for_tests() -> Config {
+        let mut c = Config::parse_from(["catan-server"]);
+        c.bind = "127.0.0.1:0".parse().expect("addr");
+        c.admin_bind = "127.0.0.1:0".parse().expect("addr");
+        c.database_url = "sqlite::memory:".to_owned();
+        c.bot_think_ms = 0;
+        c
+    }
+
+    /// The bot think delay.
+    #[must_use]
+    pub fn bot_think(&self) -> Duration {
+        Duration::from_millis(self.bot_think_ms)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_redacted_in_debug_output() {
+        let mut c = Config::for_tests();
+        c.admin_token = Some("hunter2".into());
+        c.database_url = "postgres://user:pw@db/catan".into();
+        let s = format!("{c:?}");
+        assert!(!s.contains("hunter2"));
+        assert!(!s.contains("pw@"));
+    }
+}

@@ -1,0 +1,228 @@
+//! Rooms as actors: a [`RoomHandle`] (cheap to clone, a bounded channel) talks to the
+//! one task that owns the room's game. Requests that need an answer carry a oneshot.
+
+mod task;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU16, Ordering};
+
+use axum::extract::ws::Utf8Bytes;
+use catan_engine::Seat;
+use tokio::sync::{mpsc, oneshot};
+use uuid::Uuid;
+
+use crate::config::Config;
+use crate::error::LobbyError;
+use crate::protocol::{
+    AddBotRequest, AddBotResponse, ClientMessage, RoomInfo, RoomOptions, TakeSeatResponse,
+};
+
+pub use task::RoomTask;
+
+/// Commands queued per room before senders wait.
+const COMMAND_QUEUE: usize = 256;
+
+/// Identifies one connection within a room.
+pub type ConnId = u64;
+
+/// What a room sends to one connection.
+#[derive(Debug, Clone)]
+pub enum Outbound {
+    /// A serialized [`crate::protocol::ServerMessage`].
+    Text(Utf8Bytes),
+}
+
+/// State shared between a room and one connection's socket task.
+#[derive(Debug, Default)]
+pub struct ConnShared {
+    /// Close code to use when the room drops the connection (0: room gone).
+    close_code: AtomicU16,
+}
+
+impl ConnShared {
+    /// Records why the room is dropping this connection.
+    pub fn set_close(&self, code: u16) {
+        self.close_code.store(code, Ordering::Relaxed);
+    }
+    /// The close code the room chose, if any.
+    #[must_use]
+    pub fn close_code(&self) -> Option<u16> {
+        match self.close_code.load(Ordering::Relaxed) {
+            0 => None,
+            c => Some(c),
+        }
+    }
+}
+
+/// A connection accepted by a room.
+#[derive(Debug)]
+pub struct Connected {
+    /// This connection's id, for later commands.
+    pub conn: ConnId,
+    /// The seat, or `None` for a spectator.
+    pub seat: Option<Seat>,
+    /// Messages for this connection, starting with the snapshot or the missed events.
+    pub rx: mpsc::Receiver<Outbound>,
+    /// Why the room closed the connection, once it does.
+    pub shared: Arc<ConnShared>,
+}
+
+/// A request to a room.
+#[derive(Debug)]
+pub(crate) enum Command {
+    Info(oneshot::Sender<RoomInfo>),
+    TakeSeat {
+        name: String,
+        seat: Option<Seat>,
+        reply: oneshot::Sender<Result<TakeSeatResponse, LobbyError>>,
+    },
+    LeaveSeat {
+        seat: Seat,
+        token: String,
+        reply: oneshot::Sender<Result<(), LobbyError>>,
+    },
+    AddBot {
+        host_token: String,
+        request: AddBotRequest,
+        reply: oneshot::Sender<Result<AddBotResponse, LobbyError>>,
+    },
+    Start {
+        host_token: String,
+        reply: oneshot::Sender<Result<RoomInfo, LobbyError>>,
+    },
+    Connect {
+        token: Option<String>,
+        last_seq: Option<u64>,
+        reply: oneshot::Sender<Result<Connected, LobbyError>>,
+    },
+    Disconnect {
+        conn: ConnId,
+    },
+    Client {
+        conn: ConnId,
+        msg: ClientMessage,
+    },
+}
+
+/// A cloneable handle to a room's task.
+#[derive(Debug, Clone)]
+pub struct RoomHandle {
+    /// The room's id.
+    pub id: Uuid,
+    /// Whether the room is listed publicly (fixed at creation).
+    pub listed: bool,
+    /// Bounded queue into the room task.
+    tx: mpsc::Sender<Command>,
+}
+
+impl RoomHandle {
+    /// Creates a room and spawns its task.
+    #[must_use]
+    pub fn spawn(config: Arc<Config>, options: RoomOptions, host_token: String) -> RoomHandle {
+        let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
+        let id = Uuid::new_v4();
+        let handle = RoomHandle {
+            id,
+            listed: options.listed,
+            tx,
+        };
+        let task = RoomTask::new(id, config, options, host_token, rx, handle.clone());
+        tokio::spawn(task.run());
+        handle
+    }
+
+    async fn ask<T>(
+        &self,
+        make: impl FnOnce(oneshot::Sender<T>) -> Command,
+    ) -> Result<T, LobbyError> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(make(reply))
+            .await
+            .map_err(|_| LobbyError::RoomNotFound)?;
+        rx.await.map_err(|_| LobbyError::RoomNotFound)
+    }
+
+    /// The room's public description.
+    ///
+    /// # Errors
+    /// `RoomNotFound` if the room's task has ended.
+    pub async fn info(&self) -> Result<RoomInfo, LobbyError> {
+        self.ask(Command::Info).await
+    }
+
+    /// Takes a seat for a person.
+    ///
+    /// # Errors
+    /// Lobby errors: room full, seat taken, bad name, already started.
+    pub async fn take_seat(
+        &self,
+        name: String,
+        seat: Option<Seat>,
+    ) -> Result<TakeSeatResponse, LobbyError> {
+        self.ask(|reply| Command::TakeSeat { name, seat, reply })
+            .await?
+    }
+
+    /// Leaves a seat before the start.
+    ///
+    /// # Errors
+    /// `InvalidToken`, `AlreadyStarted`, `NoSuchSeat`.
+    pub async fn leave_seat(&self, seat: Seat, token: String) -> Result<(), LobbyError> {
+        self.ask(|reply| Command::LeaveSeat { seat, token, reply })
+            .await?
+    }
+
+    /// Seats a built-in bot (host only).
+    ///
+    /// # Errors
+    /// `NotHost`, room full, seat taken, already started.
+    pub async fn add_bot(
+        &self,
+        host_token: String,
+        request: AddBotRequest,
+    ) -> Result<AddBotResponse, LobbyError> {
+        self.ask(|reply| Command::AddBot {
+            host_token,
+            request,
+            reply,
+        })
+        .await?
+    }
+
+    /// Starts the game (host only, every seat taken).
+    ///
+    /// # Errors
+    /// `NotHost`, `NotFull`, `AlreadyStarted`.
+    pub async fn start(&self, host_token: String) -> Result<RoomInfo, LobbyError> {
+        self.ask(|reply| Command::Start { host_token, reply })
+            .await?
+    }
+
+    /// Attaches a connection: with a seat token for a player, without for a spectator.
+    ///
+    /// # Errors
+    /// `InvalidToken`, `SpectatorsNotAllowed`.
+    pub async fn connect(
+        &self,
+        token: Option<String>,
+        last_seq: Option<u64>,
+    ) -> Result<Connected, LobbyError> {
+        self.ask(|reply| Command::Connect {
+            token,
+            last_seq,
+            reply,
+        })
+        .await?
+    }
+
+    /// Passes a parsed client message to the room. Waits while the room's queue is full.
+    pub async fn client_message(&self, conn: ConnId, msg: ClientMessage) -> bool {
+        self.tx.send(Command::Client { conn, msg }).await.is_ok()
+    }
+
+    /// Detaches a connection.
+    pub async fn disconnect(&self, conn: ConnId) {
+        let _ = self.tx.send(Command::Disconnect { conn }).await;
+    }
+}

@@ -1,0 +1,792 @@
+//! The room task: owns the room's game outright and serves its commands, timers and
+//! connections one at a time, so no lock ever guards a game.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use axum::extract::ws::Utf8Bytes;
+use catan_engine::{Action, Actor, Event, Game, GameOptions, OfferId, Phase, Seat};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tracing::{Instrument, debug, info, info_span, warn};
+use uuid::Uuid;
+
+use super::{Command, ConnId, ConnShared, Connected, Outbound, RoomHandle};
+use crate::config::Config;
+use crate::error::LobbyError;
+use crate::protocol::{
+    AddBotRequest, AddBotResponse, ClientMessage, GameOverInfo, MAX_CHAT_CHARS, MAX_NAME_CHARS,
+    MAX_REQUEST_ID_BYTES, Occupant, OfferDeadline, PROTOCOL_VERSION, RoomInfo, RoomOptions,
+    RoomStatus, SeatInfo, ServerMessage, Snapshot, TakeSeatResponse, close,
+};
+use crate::token;
+
+/// Unix time in milliseconds.
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// A tokio instant as Unix milliseconds, for deadlines sent to clients.
+fn instant_ms(at: Instant) -> u64 {
+    let now = Instant::now();
+    let base = now_ms();
+    if at >= now {
+        base + u64::try_from((at - now).as_millis()).unwrap_or(0)
+    } else {
+        base.saturating_sub(u64::try_from((now - at).as_millis()).unwrap_or(0))
+    }
+}
+
+/// One seat of the room.
+#[derive(Debug, Default)]
+struct SeatState {
+    /// Who sits here.
+    occupant: Option<Occupant>,
+    /// The seat's secret, compared in constant time.
+    token: Option<String>,
+    /// The connection currently attached to the seat.
+    conn: Option<ConnId>,
+}
+
+/// One attached connection.
+#[derive(Debug)]
+struct Conn {
+    /// Its seat, `None` for spectators.
+    seat: Option<Seat>,
+    /// Bounded queue to its socket task; full means the client is too slow.
+    tx: mpsc::Sender<Outbound>,
+    /// Where the room records why it dropped the connection.
+    shared: Arc<ConnShared>,
+}
+
+/// A message kept for reconnects, unredacted.
+#[derive(Debug, Clone)]
+enum Logged {
+    /// Game events of one action, redacted per seat on the way out.
+    Events(Arc<[Event]>),
+    /// A message that is the same for everyone (chat, presence, room changes).
+    Public(ServerMessage),
+}
+
+/// The actor owning one room.
+pub struct RoomTask {
+    /// The room's id, in every log line of this task.
+    id: Uuid,
+    /// Server configuration (limits, bot delay).
+    config: Arc<Config>,
+    /// The room's settled options.
+    options: RoomOptions,
+    /// Creation time, Unix ms.
+    created_at: u64,
+    /// Secret for host-only calls.
+    host_token: String,
+    /// Lobby, playing or finished.
+    status: RoomStatus,
+    /// Seats, `options.players` long.
+    seats: Vec<SeatState>,
+    /// The game, once started.
+    game: Option<Game>,
+    /// Every accepted action in order: the game's replayable log.
+    actions: Vec<(Actor, Action)>,
+    /// Sequence number of the last message broadcast.
+    seq: u64,
+    /// The last `event_backlog` broadcasts, for reconnects.
+    backlog: VecDeque<(u64, Logged)>,
+    /// Attached connections.
+    conns: HashMap<ConnId, Conn>,
+    /// Next connection id.
+    next_conn: ConnId,
+    /// The current phase's deadline, when a timer applies.
+    phase_deadline: Option<Instant>,
+    /// What the deadline belongs to: (phase, current seat, turn), to notice changes.
+    phase_key: Option<(Phase, Seat, u32)>,
+    /// Expiry of each open trade offer.
+    offer_deadlines: Vec<(OfferId, Instant)>,
+    /// Result of the game, once over.
+    game_over: Option<GameOverInfo>,
+    /// Commands from handles.
+    rx: mpsc::Receiver<Command>,
+    /// A handle to this room, lent to bots it seats.
+    handle: RoomHandle,
+}
+
+impl RoomTask {
+    pub(crate) fn new(
+        id: Uuid,
+        config: Arc<Config>,
+        options: RoomOptions,
+        host_token: String,
+        rx: mpsc::Receiver<Command>,
+        handle: RoomHandle,
+    ) -> RoomTask {
+        RoomTask {
+            id,
+            config,
+            created_at: now_ms(),
+            host_token,
+            status: RoomStatus::Lobby,
+            seats: (0..options.players).map(|_| SeatState::default()).collect(),
+            options,
+            game: None,
+            actions: Vec::new(),
+            seq: 0,
+            backlog: VecDeque::new(),
+            conns: HashMap::new(),
+            next_conn: 1,
+            phase_deadline: None,
+            phase_key: None,
+            offer_deadlines: Vec::new(),
+            game_over: None,
+            rx,
+            handle,
+        }
+    }
+
+    /// Serves commands and timers until every handle is gone.
+    pub async fn run(mut self) {
+        let span = info_span!("room", room = %self.id);
+        async move {
+            info!(players = self.options.players, "room created");
+            loop {
+                let next = self.next_deadline();
+                tokio::select! {
+                    cmd = self.rx.recv() => match cmd {
+                        Some(cmd) => self.handle_command(cmd),
+                        None => break,
+                    },
+                    () = sleep_until(next), if next.is_some() => self.fire_timers(),
+                }
+            }
+            info!("room closed");
+        }
+        .instrument(span)
+        .await;
+    }
+
+    fn next_deadline(&self) -> Option<Instant> {
+        let offers = self.offer_deadlines.iter().map(|(_, d)| *d).min();
+        match (self.phase_deadline, offers) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn handle_command(&mut self, cmd: Command) {
+        match cmd {
+            Command::Info(reply) => {
+                let _ = reply.send(self.info());
+            }
+            Command::TakeSeat { name, seat, reply } => {
+                let _ = reply.send(
+                    self.take_seat(name, seat, None)
+                        .map(|(seat, token)| TakeSeatResponse { seat, token }),
+                );
+            }
+            Command::LeaveSeat { seat, token, reply } => {
+                let _ = reply.send(self.leave_seat(seat, &token));
+            }
+            Command::AddBot {
+                host_token,
+                request,
+                reply,
+            } => {
+                let _ = reply.send(self.add_bot(&host_token, request));
+            }
+            Command::Start { host_token, reply } => {
+                let _ = reply.send(self.start(&host_token));
+            }
+            Command::Connect {
+                token,
+                last_seq,
+                reply,
+            } => {
+                let _ = reply.send(self.connect(token.as_deref(), last_seq));
+            }
+            Command::Disconnect { conn } => self.disconnect(conn),
+            Command::Client { conn, msg } => self.client_message(conn, msg),
+        }
+    }
+
+    // ----- lobby -------------------------------------------------------------
+
+    fn info(&self) -> RoomInfo {
+        RoomInfo {
+            id: self.id,
+            status: self.status,
+            options: self.options,
+            seats: self
+                .seats
+                .iter()
+                .enumerate()
+                .map(|(i, s)| SeatInfo {
+                    seat: Seat(u8::try_from(i).unwrap_or(0)),
+                    occupant: s.occupant.clone(),
+                    connected: s.conn.is_some(),
+                })
+                .collect(),
+            created_at: self.created_at,
+        }
+    }
+
+    fn check_host(&self, host_token: &str) -> Result<(), LobbyError> {
+        if token::matches(&self.host_token, host_token) {
+            Ok(())
+        } else {
+            Err(LobbyError::NotHost)
+        }
+    }
+
+    fn take_seat(
+        &mut self,
+        name: String,
+        seat: Option<Seat>,
+        bot: Option<crate::protocol::BotKind>,
+    ) -> Result<(Seat, String), LobbyError> {
+        if self.status != RoomStatus::Lobby {
+            return Err(LobbyError::AlreadyStarted);
+        }
+        let name = name.trim().to_owned();
+        if name.is_empty()
+            || name.chars().count() > MAX_NAME_CHARS
+            || name.chars().any(char::is_control)
+        {
+            return Err(LobbyError::InvalidName);
+        }
+        let index = match seat {
+            Some(s) => {
+                let i = s.index();
+                if i >= self.seats.len() {
+                    return Err(LobbyError::NoSuchSeat);
+                }
+                if self.seats[i].occupant.is_some() {
+                    return Err(LobbyError::SeatTaken);
+                }
+                i
+            }
+            None => self
+                .seats
+                .iter()
+                .position(|s| s.occupant.is_none())
+                .ok_or(LobbyError::RoomFull)?,
+        };
+        let token = token::new_token();
+        self.seats[index] = SeatState {
+            occupant: Some(Occupant { name, bot }),
+            token: Some(token.clone()),
+            conn: None,
+        };
+        let seat = Seat(u8::try_from(index).unwrap_or(0));
+        info!(seat = seat.0, bot = bot.is_some(), "seat taken");
+        self.broadcast_room();
+        Ok((seat, token))
+    }
+
+    fn leave_seat(&mut self, seat: Seat, token: &str) -> Result<(), LobbyError> {
+        let s = self.seats.get(seat.index()).ok_or(LobbyError::NoSuchSeat)?;
+        if !s.token.as_deref().is_some_and(|t| token::matches(t, token)) {
+            return Err(LobbyError::InvalidToken);
+        }
+        if self.status != RoomStatus::Lobby {
+            return Err(LobbyError::AlreadyStarted);
+        }
+        if let Some(conn) = s.conn {
+            self.drop_conn(conn, close::ROOM_CLOSED);
+        }
+        self.seats[seat.index()] = SeatState::default();
+        info!(seat = seat.0, "seat left");
+        self.broadcast_room();
+        Ok(())
+    }
+
+    fn add_bot(
+        &mut self,
+        host_token: &str,
+        request: AddBotRequest,
+    ) -> Result<AddBotResponse, LobbyError> {
+        self.check_host(host_token)?;
+        let taken = self.seats.iter().filter(|s| s.occupant.is_some()).count();
+        let name = format!("Bot {}", taken + 1);
+        let (seat, token) = self.take_seat(name, request.seat, Some(request.kind))?;
+        crate::bot::spawn(
+            self.handle.clone(),
+            token,
+            self.config.bot_think(),
+            request.kind,
+            rand::random(),
+        );
+        Ok(AddBotResponse { seat })
+    }
+
+    fn start(&mut self, host_token: &str) -> Result<RoomInfo, LobbyError> {
+        self.check_host(host_token)?;
+        if self.status != RoomStatus::Lobby {
+            return Err(LobbyError::AlreadyStarted);
+        }
+        if self.seats.iter().any(|s| s.occupant.is_none()) {
+            return Err(LobbyError::NotFull);
+        }
+        let options = GameOptions {
+            players: self.options.players,
+            vp_target: self.options.vp_target,
+            map: self.options.map,
+        };
+        let seed: u64 = rand::random();
+        let game =
+            Game::new(options, seed).map_err(|e| LobbyError::InvalidOptions(e.to_string()))?;
+        self.game = Some(game);
+        self.status = RoomStatus::Playing;
+        info!("game started");
+        self.broadcast_room();
+        // Everyone gets a fresh snapshot with the initial view and legal actions.
+        let ids: Vec<ConnId> = self.conns.keys().copied().collect();
+        for id in ids {
+            let seat = self.conns[&id].seat;
+            let msg = ServerMessage::Snapshot(Box::new(self.snapshot(seat)));
+            self.send_to(id, &msg);
+        }
+        self.update_phase_deadline();
+        Ok(self.info())
+    }
+
+    // ----- connections -------------------------------------------------------
+
+    fn connect(
+        &mut self,
+        token: Option<&str>,
+        last_seq: Option<u64>,
+    ) -> Result<Connected, LobbyError> {
+        let seat = match token {
+            Some(t) => {
+                let i = self
+                    .seats
+                    .iter()
+                    .position(|s| s.token.as_deref().is_some_and(|st| token::matches(st, t)))
+                    .ok_or(LobbyError::InvalidToken)?;
+                Some(Seat(u8::try_from(i).unwrap_or(0)))
+            }
+            None if self.options.spectators => None,
+            None => return Err(LobbyError::SpectatorsNotAllowed),
+        };
+        let (tx, rx) = mpsc::channel(self.config.outbound_queue.max(8));
+        let shared = Arc::new(ConnShared::default());
+        let conn = self.next_conn;
+        self.next_conn += 1;
+        // Attach first, then send the state: nothing broadcast in between is lost.
+        self.conns.insert(
+            conn,
+            Conn {
+                seat,
+                tx,
+                shared: shared.clone(),
+            },
+        );
+        let resumed = last_seq.is_some_and(|from| self.replay_since(conn, from));
+        if !resumed {
+            let msg = ServerMessage::Snapshot(Box::new(self.snapshot(seat)));
+            self.send_to(conn, &msg);
+        }
+        if let Some(s) = seat {
+            let previous = self.seats[s.index()].conn.replace(conn);
+            match previous {
+                Some(old) => self.drop_conn(old, close::REPLACED),
+                None => self.broadcast_public(|seq| ServerMessage::Presence {
+                    seq,
+                    seat: s,
+                    connected: true,
+                }),
+            }
+        }
+        debug!(conn, seat = seat.map(|s| s.0), resumed, "connected");
+        Ok(Connected {
+            conn,
+            seat,
+            rx,
+            shared,
+        })
+    }
+
+    /// Sends the messages after `from` to `conn`, then a sync point. False when the
+    /// backlog no longer reaches back that far (the caller sends a snapshot).
+    fn replay_since(&mut self, conn: ConnId, from: u64) -> bool {
+        if from > self.seq {
+            return false;
+        }
+        let oldest = self.backlog.front().map_or(self.seq + 1, |(s, _)| *s);
+        if from + 1 < oldest && from != self.seq {
+            return false;
+        }
+        let seat = self.conns[&conn].seat;
+        let missed: Vec<(u64, Logged)> = self
+            .backlog
+            .iter()
+            .filter(|(s, _)| *s > from)
+            .cloned()
+            .collect();
+        for (seq, logged) in missed {
+            let msg = match logged {
+                Logged::Events(events) => ServerMessage::Events {
+                    seq,
+                    events: events.iter().map(|e| e.redact_for(seat)).collect(),
+                    request_id: None,
+                    deadline: None,
+                    offer_deadlines: Vec::new(),
+                    legal: Vec::new(),
+                },
+                Logged::Public(m) => m,
+            };
+            self.send_to(conn, &msg);
+        }
+        let legal = self.legal_for(seat);
+        let msg = ServerMessage::Resumed {
+            seq: self.seq,
+            legal,
+            deadline: self.phase_deadline.map(instant_ms),
+            offer_deadlines: self.offer_deadline_list(),
+        };
+        self.send_to(conn, &msg);
+        true
+    }
+
+    fn disconnect(&mut self, conn: ConnId) {
+        let Some(c) = self.conns.remove(&conn) else {
+            return;
+        };
+        if let Some(s) = c.seat
+            && self.seats[s.index()].conn == Some(conn)
+        {
+            self.seats[s.index()].conn = None;
+            self.broadcast_public(|seq| ServerMessage::Presence {
+                seq,
+                seat: s,
+                connected: false,
+            });
+        }
+        debug!(conn, "disconnected");
+    }
+
+    /// Detaches a connection on the room's initiative; its socket closes with `code`.
+    fn drop_conn(&mut self, conn: ConnId, code: u16) {
+        if let Some(c) = self.conns.remove(&conn) {
+            c.shared.set_close(code);
+            if let Some(s) = c.seat
+                && self.seats[s.index()].conn == Some(conn)
+            {
+                self.seats[s.index()].conn = None;
+                if code != close::REPLACED {
+                    self.broadcast_public(|seq| ServerMessage::Presence {
+                        seq,
+                        seat: s,
+                        connected: false,
+                    });
+                }
+            }
+        }
+    }
+
+    fn send_to(&mut self, conn: ConnId, msg: &ServerMessage) {
+        let text = to_text(msg);
+        self.send_text(conn, text);
+    }
+
+    fn send_text(&mut self, conn: ConnId, text: Utf8Bytes) {
+        let Some(c) = self.conns.get(&conn) else {
+            return;
+        };
+        if c.tx.try_send(Outbound::Text(text)).is_err() {
+            // Full or gone: a slow client never stalls the room (it may reconnect).
+            warn!(conn, "dropping slow connection");
+            self.drop_conn(conn, close::TOO_SLOW);
+        }
+    }
+
+    // ----- client messages ---------------------------------------------------
+
+    fn client_message(&mut self, conn: ConnId, msg: ClientMessage) {
+        let Some(seat) = self.conns.get(&conn).map(|c| c.seat) else {
+            return;
+        };
+        match msg {
+            ClientMessage::Ping { request_id } => {
+                self.send_to(conn, &ServerMessage::Pong { request_id });
+            }
+            ClientMessage::Chat { text } => self.chat(conn, seat, text),
+            ClientMessage::Action { request_id, action } => {
+                let reject = |code: &str, message: &str| ServerMessage::Rejected {
+                    request_id: request_id.clone(),
+                    code: code.to_owned(),
+                    message: message.to_owned(),
+                };
+                if request_id.len() > MAX_REQUEST_ID_BYTES {
+                    let m = reject("invalid_request_id", "request ids are at most 64 bytes");
+                    self.send_to(conn, &m);
+                    return;
+                }
+                let Some(seat) = seat else {
+                    let m = reject("spectator", "spectators cannot act");
+                    self.send_to(conn, &m);
+                    return;
+                };
+                if self.game.is_none() {
+                    let m = reject("not_started", "the game has not started");
+                    self.send_to(conn, &m);
+                    return;
+                }
+                if let Err(e) =
+                    self.apply(Actor::Seat(seat), action, Some((conn, request_id.clone())))
+                {
+                    let m = reject(e.code(), &e.to_string());
+                    self.send_to(conn, &m);
+                }
+            }
+        }
+    }
+
+    fn chat(&mut self, conn: ConnId, seat: Option<Seat>, text: String) {
+        let text = text.trim().to_owned();
+        if text.is_empty() || text.chars().count() > MAX_CHAT_CHARS {
+            let m = ServerMessage::Error {
+                code: "invalid_chat".into(),
+                message: format!("chat messages have 1 to {MAX_CHAT_CHARS} characters"),
+            };
+            self.send_to(conn, &m);
+            return;
+        }
+        let name = seat
+            .and_then(|s| self.seats[s.index()].occupant.as_ref())
+            .map_or_else(|| "spectator".to_owned(), |o| o.name.clone());
+        self.broadcast_public(|seq| ServerMessage::Chat {
+            seq,
+            seat,
+            name,
+            text,
+        });
+    }
+
+    // ----- the game ----------------------------------------------------------
+
+    /// Applies an action through the engine and, if accepted, broadcasts its events.
+    fn apply(
+        &mut self,
+        actor: Actor,
+        action: Action,
+        request: Option<(ConnId, String)>,
+    ) -> Result<(), catan_engine::ActionError> {
+        let game = self
+            .game
+            .as_mut()
+            .ok_or(catan_engine::ActionError::WrongPhase)?;
+        let events = game.apply(actor, action)?;
+        self.actions.push((actor, action));
+        self.track_offers(&events);
+        self.update_phase_deadline();
+        self.broadcast_events(events, request);
+        if let Some(winner) = self.game.as_ref().and_then(Game::winner)
+            && self.status == RoomStatus::Playing
+        {
+            self.finish(winner);
+        }
+        Ok(())
+    }
+
+    fn track_offers(&mut self, events: &[Event]) {
+        let timeout = Duration::from_secs(u64::from(self.options.trade_timeout_secs));
+        for e in events {
+            match e {
+                Event::OfferMade { offer } => {
+                    self.offer_deadlines
+                        .push((offer.id, Instant::now() + timeout));
+                }
+                Event::OfferClosed { offer, .. } => {
+                    self.offer_deadlines.retain(|(o, _)| o != offer)
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Restarts the phase timer whenever the phase, the player or the turn changes.
+    fn update_phase_deadline(&mut self) {
+        let Some(game) = &self.game else { return };
+        if game.winner().is_some() {
+            self.phase_deadline = None;
+            self.offer_deadlines.clear();
+            return;
+        }
+        let key = (game.phase(), game.current(), game.turn());
+        if self.phase_key == Some(key) {
+            return;
+        }
+        // A discard phase keeps its deadline while seats discard one by one.
+        let same_discard = matches!(
+            (self.phase_key.map(|k| k.0), key.0),
+            (Some(Phase::Discard { .. }), Phase::Discard { .. })
+        );
+        self.phase_key = Some(key);
+        if same_discard {
+            return;
+        }
+        let secs = match key.0 {
+            Phase::Discard { .. } => self.options.discard_timeout_secs,
+            _ => self.options.turn_timer_secs,
+        };
+        self.phase_deadline =
+            (secs > 0).then(|| Instant::now() + Duration::from_secs(u64::from(secs)));
+    }
+
+    fn fire_timers(&mut self) {
+        let now = Instant::now();
+        let due: Vec<OfferId> = self
+            .offer_deadlines
+            .iter()
+            .filter(|(_, d)| *d <= now)
+            .map(|(o, _)| *o)
+            .collect();
+        for offer in due {
+            self.offer_deadlines.retain(|(o, _)| *o != offer);
+            if let Err(e) = self.apply(Actor::System, Action::ExpireOffer { offer }, None) {
+                debug!(offer = offer.0, code = e.code(), "offer already closed");
+            }
+        }
+        if self.phase_deadline.is_some_and(|d| d <= now) {
+            self.phase_deadline = None;
+            self.phase_key = None;
+            if let Err(e) = self.apply(Actor::System, Action::TimeOut, None) {
+                warn!(code = e.code(), "time-out refused");
+            }
+        }
+    }
+
+    fn finish(&mut self, winner: Seat) {
+        let Some(game) = &self.game else { return };
+        self.status = RoomStatus::Finished;
+        self.phase_deadline = None;
+        self.offer_deadlines.clear();
+        let scores = game.final_scores();
+        let seed = game.seed().to_string();
+        info!(winner = winner.0, actions = self.actions.len(), "game over");
+        self.seq += 1;
+        let info = GameOverInfo {
+            seq: self.seq,
+            winner,
+            scores,
+            seed,
+        };
+        self.game_over = Some(info.clone());
+        let msg = ServerMessage::GameOver(info);
+        self.log(Logged::Public(msg.clone()));
+        let text = to_text(&msg);
+        let ids: Vec<ConnId> = self.conns.keys().copied().collect();
+        for id in ids {
+            self.send_text(id, text.clone());
+        }
+        self.broadcast_room();
+    }
+
+    fn legal_for(&self, seat: Option<Seat>) -> Vec<Action> {
+        match (&self.game, seat) {
+            (Some(g), Some(s)) => g.legal_actions(s),
+            _ => Vec::new(),
+        }
+    }
+
+    fn offer_deadline_list(&self) -> Vec<OfferDeadline> {
+        self.offer_deadlines
+            .iter()
+            .map(|(offer, d)| OfferDeadline {
+                offer: *offer,
+                deadline: instant_ms(*d),
+            })
+            .collect()
+    }
+
+    fn snapshot(&self, seat: Option<Seat>) -> Snapshot {
+        Snapshot {
+            protocol_version: PROTOCOL_VERSION,
+            room: self.info(),
+            you: seat,
+            seq: self.seq,
+            view: self.game.as_ref().map(|g| g.view(seat)),
+            legal: self.legal_for(seat),
+            deadline: self.phase_deadline.map(instant_ms),
+            offer_deadlines: self.offer_deadline_list(),
+            game_over: self.game_over.clone(),
+        }
+    }
+
+    // ----- broadcasting ------------------------------------------------------
+
+    fn log(&mut self, entry: Logged) {
+        self.backlog.push_back((self.seq, entry));
+        while self.backlog.len() > self.config.event_backlog.max(1) {
+            self.backlog.pop_front();
+        }
+    }
+
+    fn broadcast_events(&mut self, events: Vec<Event>, request: Option<(ConnId, String)>) {
+        self.seq += 1;
+        let seq = self.seq;
+        let events: Arc<[Event]> = events.into();
+        self.log(Logged::Events(events.clone()));
+        let deadline = self.phase_deadline.map(instant_ms);
+        let offer_deadlines = self.offer_deadline_list();
+        let ids: Vec<(ConnId, Option<Seat>)> =
+            self.conns.iter().map(|(id, c)| (*id, c.seat)).collect();
+        let mut spectator_text: Option<Utf8Bytes> = None;
+        for (id, seat) in ids {
+            let request_id = request
+                .as_ref()
+                .filter(|(c, _)| *c == id)
+                .map(|(_, r)| r.clone());
+            if seat.is_none()
+                && request_id.is_none()
+                && let Some(t) = &spectator_text
+            {
+                self.send_text(id, t.clone());
+                continue;
+            }
+            let msg = ServerMessage::Events {
+                seq,
+                events: events.iter().map(|e| e.redact_for(seat)).collect(),
+                request_id,
+                deadline,
+                offer_deadlines: offer_deadlines.clone(),
+                legal: self.legal_for(seat),
+            };
+            let text = to_text(&msg);
+            if seat.is_none() {
+                spectator_text = Some(text.clone());
+            }
+            self.send_text(id, text);
+        }
+    }
+
+    fn broadcast_public(&mut self, make: impl FnOnce(u64) -> ServerMessage) {
+        self.seq += 1;
+        let msg = make(self.seq);
+        let text = to_text(&msg);
+        self.log(Logged::Public(msg));
+        let ids: Vec<ConnId> = self.conns.keys().copied().collect();
+        for id in ids {
+            self.send_text(id, text.clone());
+        }
+    }
+
+    fn broadcast_room(&mut self) {
+        let room = self.info();
+        self.broadcast_public(|seq| ServerMessage::Room { seq, room });
+    }
+}
+
+fn to_text(msg: &ServerMessage) -> Utf8Bytes {
+    Utf8Bytes::from(serde_json::to_string(msg).expect("server messages serialize"))
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}

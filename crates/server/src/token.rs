@@ -1,0 +1,34 @@
+//! Secrets: seat and host tokens (128 random bits) and their constant-time comparison.
+
+/// A fresh token: 128 bits from the OS-seeded CSPRNG, as 32 hex digits. Unrelated
+/// to room ids or seat numbers, so it cannot be guessed from them.
+#[must_use]
+pub fn new_token() -> String {
+    format!("{:032x}", rand::random::<u128>())
+}
+
+/// Compares two tokens without leaking where they differ through timing.
+#[must_use]
+pub fn matches(expected: &str, given: &str) -> bool {
+    let (a, b) = (expected.as_bytes(), given.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_128_bits_and_distinct() {
+        let a = new_token();
+        let b = new_token();
+        assert_eq!(a.len(), 32);
+        assert_ne!(a, b);
+        assert!(matches(&a, &a.clone()));
+        assert!(!matches(&a, &b));
+        assert!(!matches(&a, ""));
+    }
+}
