@@ -13,6 +13,7 @@
 //! - `phase`: where a turn is; `game`: the state and `apply`.
 //! - `rules/`: one module per part of the rules (setup, roll, build, robber, dev
 //!   cards, trade, awards, turn, time-outs) plus the legal-action listing.
+//! - [`playout`]: a seeded random-legal player for the simulator, benches and tests.
 //! - `view`: per-seat redaction; events are redacted by [`Event::redact_for`].
 //! - [`invariants`]: from-scratch checks of every reachable game, for tests and fuzzing.
 //!
@@ -54,6 +55,7 @@ mod game;
 pub mod invariants;
 mod options;
 mod phase;
+pub mod playout;
 mod resource;
 pub mod rules;
 mod seat;

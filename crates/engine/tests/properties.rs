@@ -1,0 +1,592 @@
+//! Properties over random legal playouts: invariants, legality, redaction and serde.
+//!
+//! Every case plays a random game (seeded options and map) with a seeded random
+//! player that makes every kind of move, player trades and system time-outs
+//! included, and checks a property after each action.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use catan_engine::Player;
+use catan_engine::{
+    Action, ActionKind, Actor, EdgeId, Event, Game, GameOptions, MapKind, Resource, Resources,
+    Seat, TileId, VertexId, invariants,
+};
+use common::{RandomPlayer, Style};
+use proptest::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Actions per case; with the case counts below the file runs in well under 30 s
+/// in debug builds.
+const STEPS: usize = 400;
+
+fn options() -> impl Strategy<Value = GameOptions> {
+    (
+        3u8..=4,
+        prop_oneof![3u8..=5, 6u8..=10],
+        prop_oneof![Just(MapKind::Random), Just(MapKind::Beginner)],
+    )
+        .prop_map(|(players, vp_target, map)| GameOptions {
+            players,
+            vp_target,
+            map,
+        })
+}
+
+/// Plays up to `steps` actions of a random game, calling `each` after every one with
+/// the game before, the actor and action, the events and the game after.
+fn playout(
+    options: GameOptions,
+    game_seed: u64,
+    player_seed: u64,
+    steps: usize,
+    mut each: impl FnMut(usize, &Game, Actor, Action, &[Event], &Game),
+) -> Game {
+    let mut game = Game::new(options, game_seed).expect("valid options");
+    let mut player = RandomPlayer::new(player_seed, Style::FULL);
+    for step in 0..steps {
+        let Some((actor, action)) = player.choose(&game) else {
+            assert!(
+                game.winner().is_some(),
+                "nobody can act in {:?}",
+                game.phase()
+            );
+            break;
+        };
+        let before = game.clone();
+        let events = game
+            .apply(actor, action)
+            .unwrap_or_else(|e| panic!("step {step}: {actor:?} {action:?} refused: {e}"));
+        each(step, &before, actor, action, &events, &game);
+    }
+    game
+}
+
+/// `cases` random games per property, shrinking briefly on failure.
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        max_shrink_iters: 64,
+        ..ProptestConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(config(64))]
+
+    /// ..R-10.3 via `invariants::check`.
+    #[test]
+    fn every_game_reached_by_legal_play_keeps_every_invariant(
+        options in options(), game_seed: u64, player_seed: u64,
+    ) {
+        let start = Game::new(options, game_seed).unwrap();
+        prop_assert_eq!(invariants::check(&start), Ok(()));
+        playout(options, game_seed, player_seed, STEPS, |step, _, actor, action, _, after| {
+            if let Err(e) = invariants::check(after) {
+                panic!("step {step} after {actor:?} {action:?}: {e}");
+            }
+        });
+    }
+
+}
+
+proptest! {
+    #![proptest_config(config(24))]
+
+    /// `apply` accepts an action exactly when `legal_actions` lists it; a refusal
+    /// leaves the game byte-identical (STYLE 4, R-4..R-9).
+    #[test]
+    fn an_arbitrary_action_is_accepted_exactly_when_it_is_listed(
+        options in options(), game_seed: u64, player_seed: u64,
+        probes in prop::collection::vec(probe_spec(), 64),
+    ) {
+        let mut i = 0;
+        playout(options, game_seed, player_seed, STEPS, |_, _, _, _, _, after| {
+            for _ in 0..2 {
+                let (by, action) = probes[i % probes.len()].resolve(after);
+                i += 1;
+                probe(after, by, action);
+            }
+            every_listed_action_applies(after);
+        });
+    }
+
+    /// a view holds only the viewer's own hand and cards, no seed, no
+    /// RNG and no deck order; changing another seat's hidden cards changes nothing.
+    #[test]
+    fn views_never_show_another_seats_hand_or_development_cards(
+        options in options(), game_seed: u64, player_seed: u64,
+    ) {
+        playout(options, game_seed, player_seed, STEPS, |step, _, _, _, _, after| {
+            if step % 8 == 0 {
+                check_views(after);
+                check_views_ignore_hidden_cards(after, step);
+            }
+        });
+    }
+
+}
+
+proptest! {
+    #![proptest_config(config(64))]
+
+    /// a stolen card is shown to thief and victim only, a bought
+    /// card to its buyer only; every other event is public.
+    #[test]
+    fn redacted_events_hide_stolen_and_bought_cards_from_everyone_else(
+        options in options(), game_seed: u64, player_seed: u64,
+    ) {
+        playout(options, game_seed, player_seed, STEPS, |_, before, _, _, events, _| {
+            for e in events {
+                check_redaction(before, e);
+            }
+        });
+    }
+
+    /// A game survives a JSON round trip as an equal game whose RNG, deck and offers
+    /// carry on exactly as the original's.
+    #[test]
+    fn a_game_after_a_json_round_trip_is_equal_and_continues_identically(
+        options in options(), game_seed: u64, player_seed: u64, cut in 0usize..STEPS,
+    ) {
+        let game = playout(options, game_seed, player_seed, cut, |_, _, _, _, _, _| {});
+        let json = serde_json::to_string(&game).unwrap();
+        let back: Game = serde_json::from_str(&json).unwrap();
+        prop_assert_eq!(&back, &game);
+        prop_assert_eq!(serde_json::to_string(&back).unwrap(), json);
+        let (mut a, mut b) = (game, back);
+        let mut player = RandomPlayer::new(player_seed ^ 0x5eed, Style::FULL);
+        for _ in 0..STEPS / 2 {
+            let Some((by, action)) = player.choose(&a) else { break };
+            prop_assert_eq!(a.apply(by, action), b.apply(by, action));
+        }
+        prop_assert_eq!(a, b);
+    }
+}
+
+// ----- arbitrary actions -------------------------------------------------------------
+
+fn seat() -> impl Strategy<Value = Seat> {
+    prop_oneof![8 => 0u8..4, 1 => 4u8..=255].prop_map(Seat)
+}
+
+fn actor() -> impl Strategy<Value = Actor> {
+    prop_oneof![8 => seat().prop_map(Actor::Seat), 1 => Just(Actor::System)]
+}
+
+fn resource() -> impl Strategy<Value = Resource> {
+    prop::sample::select(Resource::ALL.to_vec())
+}
+
+fn resources() -> impl Strategy<Value = Resources> {
+    prop_oneof![
+        4 => prop::array::uniform5(prop_oneof![3 => Just(0u8), 2 => 1u8..=2]),
+        1 => prop::array::uniform5(0u8..=20),
+    ]
+    .prop_map(Resources)
+}
+
+fn offer() -> impl Strategy<Value = catan_engine::OfferId> {
+    (0u32..40).prop_map(catan_engine::OfferId)
+}
+
+/// Every action variant with random, often invalid, arguments.
+fn action() -> impl Strategy<Value = Action> {
+    prop_oneof![
+        (0u8..60).prop_map(|v| Action::BuildSettlement {
+            vertex: VertexId(v)
+        }),
+        (0u8..80).prop_map(|e| Action::BuildRoad { edge: EdgeId(e) }),
+        (0u8..60).prop_map(|v| Action::BuildCity {
+            vertex: VertexId(v)
+        }),
+        Just(Action::RollDice),
+        resources().prop_map(|cards| Action::Discard { cards }),
+        (0u8..22, prop::option::of(seat())).prop_map(|(t, victim)| Action::MoveRobber {
+            tile: TileId(t),
+            victim
+        }),
+        Just(Action::BuyDevCard),
+        Just(Action::PlayKnight),
+        Just(Action::PlayRoadBuilding),
+        resources().prop_map(|take| Action::PlayYearOfPlenty { take }),
+        resource().prop_map(|resource| Action::PlayMonopoly { resource }),
+        (resource(), resource()).prop_map(|(give, get)| Action::MaritimeTrade { give, get }),
+        (prop::option::of(seat()), resources(), resources())
+            .prop_map(|(to, give, get)| Action::OfferTrade { to, give, get }),
+        offer().prop_map(|offer| Action::AcceptOffer { offer }),
+        offer().prop_map(|offer| Action::RejectOffer { offer }),
+        (offer(), resources(), resources()).prop_map(|(offer, give, get)| Action::CounterOffer {
+            offer,
+            give,
+            get
+        }),
+        offer().prop_map(|offer| Action::WithdrawOffer { offer }),
+        (offer(), seat()).prop_map(|(offer, with)| Action::ConfirmTrade { offer, with }),
+        Just(Action::EndTurn),
+        offer().prop_map(|offer| Action::ExpireOffer { offer }),
+        Just(Action::TimeOut),
+    ]
+}
+
+/// A probe: an arbitrary actor and action, partly relative to the game it meets so
+/// that a useful share of probes is close to legal.
+#[derive(Debug, Clone, Copy)]
+struct ProbeSpec {
+    /// 0..=3: the seat that must act; 4: `actor` as generated; 5: the system.
+    who: u8,
+    actor: Actor,
+    action: Action,
+    /// Replace the action's offer id by the `k`-th open offer's, if any is open.
+    open_offer: Option<usize>,
+}
+
+fn probe_spec() -> impl Strategy<Value = ProbeSpec> {
+    (0u8..=5, actor(), action(), prop::option::of(0usize..8)).prop_map(
+        |(who, actor, action, open_offer)| ProbeSpec {
+            who,
+            actor,
+            action,
+            open_offer,
+        },
+    )
+}
+
+impl ProbeSpec {
+    fn resolve(&self, game: &Game) -> (Actor, Action) {
+        let by = match self.who {
+            0..=3 => Actor::Seat(match game.phase() {
+                catan_engine::Phase::Discard { pending } => game
+                    .seats()
+                    .filter(|s| pending[s.index()] > 0)
+                    .nth(usize::from(self.who) % 2)
+                    .unwrap_or(game.current()),
+                _ => game.current(),
+            }),
+            4 => self.actor,
+            _ => Actor::System,
+        };
+        let open = self
+            .open_offer
+            .and_then(|k| game.offers().get(k % game.offers().len().max(1)))
+            .map(|o| o.id);
+        let mut action = self.action;
+        if let Some(id) = open {
+            match &mut action {
+                Action::AcceptOffer { offer }
+                | Action::RejectOffer { offer }
+                | Action::CounterOffer { offer, .. }
+                | Action::WithdrawOffer { offer }
+                | Action::ConfirmTrade { offer, .. }
+                | Action::ExpireOffer { offer } => *offer = id,
+                _ => {}
+            }
+        }
+        (by, action)
+    }
+}
+
+/// The kinds listed by one representative instead of every amount of cards.
+fn by_representative(kind: ActionKind) -> bool {
+    matches!(
+        kind,
+        ActionKind::Discard | ActionKind::OfferTrade | ActionKind::CounterOffer
+    )
+}
+
+/// Applies `action` to a copy of `game` and checks it against the listing.
+fn probe(game: &Game, by: Actor, action: Action) {
+    let listed = game.legal_actions(by);
+    let bytes = serde_json::to_vec(game).unwrap();
+    let mut trial = game.clone();
+    let result = trial.apply(by, action);
+    let kind = action.kind();
+    match result {
+        Ok(_) => {
+            if by_representative(kind) {
+                assert!(
+                    listed.iter().any(|a| a.kind() == kind),
+                    "{by:?} {action:?} accepted but no {kind:?} is listed"
+                );
+            } else {
+                assert!(
+                    listed.contains(&action),
+                    "{by:?} {action:?} accepted but not listed in {:?}",
+                    game.phase()
+                );
+            }
+            if let Err(e) = invariants::check(&trial) {
+                panic!("after {by:?} {action:?}: {e}");
+            }
+        }
+        Err(e) => {
+            assert!(
+                by_representative(kind) || !listed.contains(&action),
+                "{by:?} {action:?} listed but refused: {e}"
+            );
+            assert!(trial == *game, "refused {action:?} ({e}) changed the game");
+            assert_eq!(
+                serde_json::to_vec(&trial).unwrap(),
+                bytes,
+                "refused {action:?} ({e}) changed the game's bytes"
+            );
+        }
+    }
+}
+
+/// Every action listed for any actor (seats out of range and the system included) is
+/// accepted; this is also how a listed representative is checked.
+fn every_listed_action_applies(game: &Game) {
+    let actors = (0..=game.options().players)
+        .map(|s| Actor::Seat(Seat(s)))
+        .chain([Actor::System]);
+    for by in actors {
+        for a in game.legal_actions(by) {
+            if let Err(e) = game.clone().apply(by, a) {
+                panic!("{by:?} {a:?} listed but refused: {e} in {:?}", game.phase());
+            }
+        }
+    }
+}
+
+// ----- views -------------------------------------------------------------------------
+
+const PUBLIC_PLAYER_KEYS: [&str; 9] = [
+    "seat",
+    "resource_cards",
+    "dev_cards",
+    "knights_played",
+    "public_vp",
+    "road_length",
+    "roads_left",
+    "settlements_left",
+    "cities_left",
+];
+
+/// Fails if a key that only the engine's private state has appears anywhere in `v`.
+fn assert_no_secret_keys(v: &Value, path: &str) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                assert!(
+                    !["seed", "rng", "dev_deck_order", "hand", "dev_cards_new"]
+                        .contains(&k.as_str())
+                        || path.ends_with(".me"),
+                    "secret key {path}.{k} in a view"
+                );
+                if k == "dev_deck" {
+                    assert!(x.is_u64(), "the deck is shown as more than a count");
+                }
+                assert_no_secret_keys(x, &format!("{path}.{k}"));
+            }
+        }
+        Value::Array(xs) => xs.iter().for_each(|x| assert_no_secret_keys(x, path)),
+        _ => {}
+    }
+}
+
+/// the JSON of every seat's view and the spectator's.
+fn check_views(game: &Game) {
+    let viewers = game.seats().map(Some).chain([None]);
+    for viewer in viewers {
+        let v = serde_json::to_value(game.view(viewer)).unwrap();
+        assert_no_secret_keys(&v, "");
+        match viewer {
+            Some(s) => {
+                assert_eq!(v["viewer"], Value::from(s.0));
+                assert_eq!(v["me"]["seat"], Value::from(s.0), "`me` is someone else");
+                let hand: Resources = serde_json::from_value(v["me"]["hand"].clone()).unwrap();
+                assert_eq!(hand, game.player(s).hand);
+            }
+            None => {
+                assert!(
+                    v["viewer"].is_null() && v["me"].is_null(),
+                    "a spectator has `me`"
+                );
+            }
+        }
+        let players = v["players"].as_array().expect("players list");
+        assert_eq!(players.len(), usize::from(game.options().players));
+        for p in players {
+            let keys: BTreeSet<&str> = p.as_object().unwrap().keys().map(String::as_str).collect();
+            assert_eq!(keys, PUBLIC_PLAYER_KEYS.into_iter().collect(), "{p}");
+            assert!(p.as_object().unwrap().values().all(Value::is_u64), "{p}");
+        }
+    }
+}
+
+/// A `Game` taken apart, for rewriting hidden parts. Fields the test does not touch
+/// stay opaque; `roads` masks are 128-bit, which `serde_json::Value` cannot hold, so
+/// players keep their own type. Unknown fields fail, so a new `Game` field shows up.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GameParts {
+    options: Value,
+    seed: u64,
+    rng: Value,
+    map: Value,
+    robber: Value,
+    players: Vec<Player>,
+    bank: Value,
+    dev_deck: Vec<Value>,
+    phase: Value,
+    current: Value,
+    first: Value,
+    turn: Value,
+    dev_played: Value,
+    last_roll: Value,
+    longest_road: Value,
+    largest_army: Value,
+    offers: Value,
+    next_offer: Value,
+}
+
+fn parts(game: &Game) -> GameParts {
+    serde_json::from_str(&serde_json::to_string(game).unwrap()).expect("a game's fields")
+}
+
+/// Rewrites `seat`'s hand and development cards into other cards of the same counts,
+/// and the seed, RNG and deck order into those of another game.
+fn with_other_hidden_cards(game: &Game, seat: Seat) -> Game {
+    let mut g = parts(game);
+    let other = parts(&Game::new(*game.options(), game.seed() ^ 0xdead_beef).unwrap());
+    let p = &mut g.players[seat.index()];
+    p.hand.0.rotate_right(1);
+    p.dev_cards.0.rotate_right(1);
+    p.dev_cards_new.0.rotate_right(1);
+    g.seed = other.seed;
+    g.rng = other.rng;
+    g.dev_deck.reverse();
+    serde_json::from_str(&serde_json::to_string(&g).unwrap()).expect("still a game")
+}
+
+/// a seat's view and the spectator's do not depend on another seat's hidden
+/// cards, the seed, the RNG or the deck order.
+fn check_views_ignore_hidden_cards(game: &Game, step: usize) {
+    let n = game.options().players;
+    let a = Seat((step % usize::from(n)) as u8);
+    let b = Seat((a.0 + 1) % n);
+    let other = with_other_hidden_cards(game, b);
+    for viewer in [Some(a), None] {
+        let (x, y) = (game.view(viewer), other.view(viewer));
+        assert_eq!(
+            serde_json::to_vec(&x).unwrap(),
+            serde_json::to_vec(&y).unwrap(),
+            "{viewer:?} sees {b}'s hidden cards"
+        );
+        assert_eq!(x, y);
+    }
+    // The rewrite really changed something the owner sees, so the test can fail.
+    let p = game.player(b);
+    if p.hand.0.iter().any(|&n| n != p.hand.0[0]) {
+        assert_ne!(game.view(Some(b)), other.view(Some(b)));
+    }
+}
+
+// ----- events ------------------------------------------------------------------------
+
+/// for one event; returns whether the event held something hidden.
+fn check_redaction(game: &Game, event: &Event) -> bool {
+    let viewers: Vec<Option<Seat>> = game
+        .seats()
+        .map(Some)
+        .chain([None, Some(Seat(7))])
+        .collect();
+    let mut hidden = false;
+    for viewer in viewers {
+        let r = event.redact_for(viewer);
+        match (*event, r) {
+            (
+                Event::Stolen {
+                    thief,
+                    victim,
+                    resource,
+                },
+                Event::Stolen {
+                    thief: t2,
+                    victim: v2,
+                    resource: shown,
+                },
+            ) => {
+                assert!(resource.is_some(), "the engine's own event has the card");
+                assert_eq!((thief, victim), (t2, v2));
+                let involved = viewer == Some(thief) || viewer == Some(victim);
+                assert_eq!(shown, resource.filter(|_| involved), "{viewer:?}");
+                hidden = true;
+            }
+            (
+                Event::DevCardBought { seat, card },
+                Event::DevCardBought {
+                    seat: s2,
+                    card: shown,
+                },
+            ) => {
+                assert!(card.is_some(), "the engine's own event has the card");
+                assert_eq!(seat, s2);
+                assert_eq!(shown, card.filter(|_| viewer == Some(seat)), "{viewer:?}");
+                hidden = true;
+            }
+            (e, r) => assert_eq!(e, r, "a public event was changed for {viewer:?}"),
+        }
+        if r != *event {
+            let json = serde_json::to_string(&r).unwrap();
+            for name in Resource::ALL.map(Resource::name) {
+                assert!(!json.contains(name), "{json} names a card");
+            }
+        }
+    }
+    hidden
+}
+
+// ----- fixed cases -------------------------------------------------------------------
+
+#[test]
+fn redaction_is_exercised_by_games_that_steal_and_buy_cards() {
+    // the redaction property sees both hidden kinds, so it can fail.
+    let (mut stolen, mut bought) = (0, 0);
+    for seed in 0..4 {
+        playout(
+            GameOptions::default(),
+            seed,
+            seed,
+            2 * STEPS,
+            |_, before, _, _, events, _| {
+                for e in events {
+                    if check_redaction(before, e) {
+                        match e {
+                            Event::Stolen { .. } => stolen += 1,
+                            _ => bought += 1,
+                        }
+                    }
+                }
+            },
+        );
+    }
+    assert!(stolen > 0 && bought > 0, "stolen {stolen}, bought {bought}");
+}
+
+#[test]
+fn the_rewrite_used_by_the_view_property_changes_what_the_owner_sees() {
+    // guards the helper, so the view property cannot pass vacuously.
+    let mut game = Game::new(GameOptions::default(), 3).unwrap();
+    let mut player = RandomPlayer::new(3, Style::QUIET);
+    while game.turn() < 8 {
+        let (by, a) = player.choose(&game).unwrap();
+        game.apply(by, a).unwrap();
+    }
+    let b = game
+        .seats()
+        .find(|&s| {
+            let h = game.player(s).hand.0;
+            h.iter().any(|&n| n != h[0])
+        })
+        .expect("some uneven hand");
+    let other = with_other_hidden_cards(&game, b);
+    assert_eq!(other.player(b).hand.total(), game.player(b).hand.total());
+    assert_ne!(other.player(b).hand, game.player(b).hand);
+    assert_ne!(other.seed(), game.seed());
+    assert_ne!(game.view(Some(b)), other.view(Some(b)));
+    check_views_ignore_hidden_cards(&game, usize::from(b.0) + 2);
+}
