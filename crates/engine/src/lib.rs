@@ -62,6 +62,9 @@ mod seat;
 mod trade;
 mod view;
 
+#[cfg(test)]
+mod tests;
+
 pub use action::{Action, ActionKind};
 pub use board::{EdgeId, TileId, VertexId};
 pub use dev_card::{DevCard, DevCards};

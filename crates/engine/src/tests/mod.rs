@@ -1,0 +1,16 @@
+//! Rule scenarios: one file per part of RULES.md, each test named as a sentence and
+//! citing the rule ids it covers. Positions are built by writing the game's fields
+//! (see `support`), then driven through `Game::apply` only.
+
+mod support;
+
+mod awards;
+mod build;
+mod dev_cards;
+mod production;
+mod redaction;
+mod robber;
+mod setup;
+mod trade;
+mod turn;
+mod win;
