@@ -89,9 +89,7 @@ impl Topology {
         let mut tile_vertices = [[VertexId(0); 6]; TILE_COUNT];
         let mut pairs: Vec<(VertexId, VertexId)> = Vec::new();
         for (t, &tc) in tile_coords.iter().enumerate() {
-            for i in 0..6 {
-                tile_vertices[t][i] = vid(corner(tc, i));
-            }
+            tile_vertices[t] = std::array::from_fn(|i| vid(corner(tc, i)));
             for i in 0..6 {
                 let (a, b) = (tile_vertices[t][i], tile_vertices[t][(i + 1) % 6]);
                 pairs.push((a.min(b), a.max(b)));

@@ -1,6 +1,6 @@
 //! Longest Road and Largest Army: route length and the holding rules of.
 
-use crate::board::{EdgeMask, VertexId, VertexMask, topology};
+use crate::board::{EdgeMask, Topology, VertexId, VertexMask, topology};
 use crate::event::Event;
 use crate::game::Game;
 use crate::seat::{MAX_SEATS, Seat};
@@ -13,37 +13,81 @@ pub const LARGEST_ARMY_MIN: u8 = 3;
 /// The longest trail through `roads`: no path used twice, branches do not add
 /// up, loops count, and an intersection in `blocked` (an opponent's building) cannot
 /// be passed through, though a route may end there.
+///
+/// A depth-first search from a few start points only: a longest trail can always be
+/// taken to start at an intersection where an odd number of the roads meet (1 or 3)
+/// or at a blocked one, since a trail starting at an unblocked intersection of two
+/// roads can be extended backwards or rotated, except around a component that is a
+/// bare loop of two-road intersections, whose length is its number of roads.
 #[must_use]
 pub fn longest_route(roads: EdgeMask, blocked: VertexMask) -> u8 {
+    if roads == 0 {
+        return 0;
+    }
     let topo = topology();
-    let mut starts: VertexMask = 0;
+    // Bit-sliced degree of every intersection in the road graph (at most 3).
+    let (mut odd, mut two_plus): (VertexMask, VertexMask) = (0, 0);
     let mut m = roads;
     while m != 0 {
-        let e = m.trailing_zeros() as usize;
+        let ends = topo.edge_vertex_mask[m.trailing_zeros() as usize];
         m &= m - 1;
-        starts |= topo.edge_vertex_mask[e];
+        two_plus |= odd & ends;
+        odd ^= ends;
     }
+    let touched = odd | two_plus;
+    let mut starts = odd | (touched & blocked);
     let mut best = 0;
+    // A bare loop needs at least six unblocked two-road intersections.
+    let even = two_plus & !odd & !blocked;
+    if even.count_ones() >= 6 {
+        let mut rest = roads & !component_edges(topo, roads, starts);
+        while rest != 0 {
+            let v = topo.edge_vertex_mask[rest.trailing_zeros() as usize].trailing_zeros();
+            let loop_edges = component_edges(topo, roads, 1 << v);
+            rest &= !loop_edges;
+            best = best.max(loop_edges.count_ones() as u8);
+        }
+    }
     while starts != 0 {
-        let v = starts.trailing_zeros();
+        let v = starts.trailing_zeros() as usize;
         starts &= starts - 1;
-        best = best.max(walk(VertexId(v as u8), roads, 0, blocked));
+        best = best.max(walk(topo, v, roads, blocked));
     }
     best
 }
 
-fn walk(v: VertexId, roads: EdgeMask, used: EdgeMask, blocked: VertexMask) -> u8 {
-    let topo = topology();
+/// The roads connected to the intersections `from` through `roads`.
+fn component_edges(topo: &Topology, roads: EdgeMask, from: VertexMask) -> EdgeMask {
+    let mut edges: EdgeMask = 0;
+    let mut frontier = from;
+    let mut seen = from;
+    while frontier != 0 {
+        let v = frontier.trailing_zeros() as usize;
+        frontier &= frontier - 1;
+        let mut new = topo.vertex_edge_mask[v] & roads & !edges;
+        edges |= new;
+        while new != 0 {
+            let ends = topo.edge_vertex_mask[new.trailing_zeros() as usize];
+            new &= new - 1;
+            frontier |= ends & !seen;
+            seen |= ends;
+        }
+    }
+    edges
+}
+
+/// The longest trail from intersection `v` along unused `roads`.
+fn walk(topo: &Topology, v: usize, roads: EdgeMask, blocked: VertexMask) -> u8 {
     let mut best = 0;
-    let mut edges = topo.vertex_edge_mask[v.index()] & roads & !used;
+    let mut edges = topo.vertex_edge_mask[v] & roads;
     while edges != 0 {
-        let e = edges.trailing_zeros();
+        let e = edges.trailing_zeros() as usize;
         edges &= edges - 1;
-        let w = topo.other_end(crate::board::EdgeId(e as u8), v);
-        let onward = if blocked & w.bit() != 0 {
+        let w = (topo.edge_vertex_mask[e] & !(1u64 << v)).trailing_zeros() as usize;
+        let onward = if blocked & (1u64 << w) != 0 {
             0
         } else {
-            walk(w, roads, used | (1u128 << e), blocked)
+            walk(topo, w, roads & !(1u128 << e), blocked)
         };
         best = best.max(1 + onward);
     }
@@ -72,15 +116,50 @@ fn award(holder: Option<Seat>, values: &[u8; MAX_SEATS], players: u8, min: u8) -
 }
 
 impl Game {
-    /// Recomputes every route after a road or building changed, then Longest Road.
+    /// Recomputes every route from scratch, then Longest Road. For positions whose
+    /// pieces were written directly; the rules use the narrower updates below.
+    #[cfg_attr(not(test), allow(dead_code, reason = "used by the rule scenarios"))]
     pub(crate) fn update_longest_road(&mut self, out: &mut Vec<Event>) {
         let occupied = self.occupied_vertices();
-        let mut lengths = [0u8; MAX_SEATS];
-        for s in 0..usize::from(self.options.players) {
-            let p = &self.players[s];
-            lengths[s] = longest_route(p.roads, occupied & !p.buildings());
-            self.players[s].road_length = lengths[s];
+        for p in &mut self.players[..usize::from(self.options.players)] {
+            p.road_length = longest_route(p.roads, occupied & !p.buildings());
         }
+        self.decide_longest_road(out);
+    }
+
+    /// After `seat` built a road: only its own route can have changed (its roads grew,
+    /// nobody's buildings moved).
+    pub(crate) fn update_longest_road_after_road(&mut self, seat: Seat, out: &mut Vec<Event>) {
+        let blocked = self.occupied_vertices() & !self.players[seat.index()].buildings();
+        let p = &mut self.players[seat.index()];
+        p.road_length = longest_route(p.roads, blocked);
+        self.decide_longest_road(out);
+    }
+
+    /// After `seat` built a settlement on `v`: only opponents with two or more roads
+    /// meeting at `v` can have been cut there; `seat`'s own route is unchanged.
+    pub(crate) fn update_longest_road_after_settlement(
+        &mut self,
+        seat: Seat,
+        v: VertexId,
+        out: &mut Vec<Event>,
+    ) {
+        let at_v = topology().vertex_edge_mask[v.index()];
+        let occupied = self.occupied_vertices();
+        for (s, p) in self.players[..usize::from(self.options.players)]
+            .iter_mut()
+            .enumerate()
+        {
+            if s != seat.index() && (p.roads & at_v).count_ones() >= 2 {
+                p.road_length = longest_route(p.roads, occupied & !p.buildings());
+            }
+        }
+        self.decide_longest_road(out);
+    }
+
+    /// on the recorded route lengths.
+    fn decide_longest_road(&mut self, out: &mut Vec<Event>) {
+        let lengths: [u8; MAX_SEATS] = std::array::from_fn(|s| self.players[s].road_length);
         let holder = award(
             self.longest_road,
             &lengths,
@@ -118,6 +197,88 @@ impl Game {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::{EDGE_COUNT, VERTEX_COUNT};
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// The search from every intersection that `longest_route` prunes.
+    fn from_everywhere(roads: EdgeMask, blocked: VertexMask) -> u8 {
+        (0..VERTEX_COUNT)
+            .map(|v| walk(topology(), v, roads, blocked))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// `n` random paths grown from random intersections, as one seat builds them.
+    fn random_roads(rng: &mut ChaCha8Rng, n: usize) -> EdgeMask {
+        let topo = topology();
+        let mut roads: EdgeMask = 0;
+        let mut reach: VertexMask = 1 << rng.random_range(0..VERTEX_COUNT);
+        for _ in 0..n {
+            let mut spots: EdgeMask = 0;
+            let mut m = reach;
+            while m != 0 {
+                spots |= topo.vertex_edge_mask[m.trailing_zeros() as usize];
+                m &= m - 1;
+            }
+            spots &= !roads;
+            if spots == 0 || rng.random_range(0..8) == 0 {
+                // Sometimes a second network, to have several components.
+                reach |= 1 << rng.random_range(0..VERTEX_COUNT);
+                continue;
+            }
+            let mut k = rng.random_range(0..spots.count_ones());
+            while k > 0 {
+                spots &= spots - 1;
+                k -= 1;
+            }
+            let e = spots.trailing_zeros() as usize;
+            roads |= 1 << e;
+            reach |= topo.edge_vertex_mask[e];
+        }
+        roads
+    }
+
+    #[test]
+    fn the_pruned_search_agrees_with_a_search_from_every_intersection() {
+        //
+        let mut rng = ChaCha8Rng::seed_from_u64(10);
+        for _ in 0..20_000 {
+            let n = rng.random_range(0..=15);
+            let roads = random_roads(&mut rng, n);
+            let blocked = rng.random::<u64>() & rng.random::<u64>() & rng.random::<u64>();
+            let blocked = blocked & ((1 << VERTEX_COUNT) - 1);
+            assert_eq!(
+                longest_route(roads, blocked),
+                from_everywhere(roads, blocked),
+                "roads {roads:#x}, blocked {blocked:#x}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_bare_loop_counts_every_road_and_a_blocked_corner_does_not_break_it() {
+        // a loop counts; a route may start and end at a blocked intersection.
+        let topo = topology();
+        let ring = topo.tile_vertices[9];
+        let mut roads: EdgeMask = 0;
+        for i in 0..6 {
+            let e = topo.edge_between(ring[i], ring[(i + 1) % 6]).unwrap();
+            roads |= e.bit();
+        }
+        assert_eq!(longest_route(roads, 0), 6);
+        assert_eq!(longest_route(roads, ring[2].bit()), 6);
+        assert_eq!(longest_route(roads, ring[2].bit() | ring[4].bit()), 4);
+        // The same loop beside a separate short road elsewhere.
+        let far = (0..EDGE_COUNT)
+            .map(|e| 1u128 << e)
+            .find(|&b| {
+                let ends = topo.edge_vertex_mask[b.trailing_zeros() as usize];
+                (0..6).all(|i| ends & ring[i].bit() == 0)
+            })
+            .unwrap();
+        assert_eq!(longest_route(roads | far, 0), 6);
+    }
 
     #[test]
     fn a_holder_tied_for_highest_keeps_the_card() {

@@ -106,7 +106,7 @@ impl Game {
                 self.players[seat.index()].settlements |= v.bit();
                 out.push(Event::SettlementBuilt { seat, vertex: v });
                 // A new building may cut an opponent's route.
-                self.update_longest_road(out);
+                self.update_longest_road_after_settlement(seat, v, out);
                 Ok(())
             }
             _ => Err(ActionError::WrongPhase),
@@ -184,7 +184,7 @@ impl Game {
     fn place_road(&mut self, seat: Seat, e: EdgeId, out: &mut Vec<Event>) {
         self.players[seat.index()].roads |= e.bit();
         out.push(Event::RoadBuilt { seat, edge: e });
-        self.update_longest_road(out);
+        self.update_longest_road_after_road(seat, out);
     }
 
     pub(crate) fn build_city(
