@@ -279,3 +279,57 @@ fn largest_army_moves_only_when_strictly_exceeded() {
     assert_eq!(g.largest_army, Some(B));
     assert_eq!((g.public_vp(A), g.public_vp(B)), (0, 2));
 }
+
+#[test]
+fn a_road_joining_two_pieces_of_route_counts_them_together() {
+    // 0-3-7 and 11-16-21 joined by 7-11 make one route of 5.
+    let mut g = main_phase(4);
+    settle(&mut g, A, 0);
+    roads(&mut g, A, &WEST[..3]);
+    roads(&mut g, A, &WEST[3..6]);
+    assert_eq!(g.player(A).road_length, 2);
+    turn_of(&mut g, A);
+    ok(&mut g, A, road(7, 11));
+    assert_eq!(g.player(A).road_length, 5);
+    assert_eq!(g.longest_road, Some(A));
+}
+
+#[test]
+fn an_own_settlement_on_a_route_does_not_cut_it() {
+    // only an opponent's building cuts.
+    let mut g = main_phase(4);
+    settle(&mut g, A, 0);
+    roads(&mut g, A, &WEST[..6]);
+    turn_of(&mut g, A);
+    ok(&mut g, A, Action::BuildSettlement { vertex: v(11) });
+    assert_eq!(g.player(A).road_length, 5);
+    assert_eq!(g.longest_road, Some(A));
+}
+
+#[test]
+fn cutting_someone_elses_route_leaves_the_holder_alone() {
+    // C's route of 5 is cut; A, holding with 6, keeps the card and its length.
+    let mut g = main_phase(4);
+    settle(&mut g, A, 2);
+    roads(&mut g, A, &EAST);
+    settle(&mut g, C, 0);
+    roads(&mut g, C, &WEST[..6]);
+    assert_eq!(g.longest_road, Some(A));
+    b_cuts_the_west_coast(&mut g);
+    assert_eq!(g.player(C).road_length, 3);
+    assert_eq!(g.player(A).road_length, 6);
+    assert_eq!(g.longest_road, Some(A));
+}
+
+#[test]
+fn a_cut_between_two_branches_keeps_the_longer_side() {
+    // a route 0..27 of 6 cut at 7 leaves 2 and 4; the west side 3 roads beyond
+    // 27 to 38 make it 2 and 6.
+    let mut g = main_phase(4);
+    settle(&mut g, A, 0);
+    roads(&mut g, A, &[0, 3, 7, 11, 16, 21, 27, 33, 38]);
+    assert_eq!(g.player(A).road_length, 8);
+    b_cuts_the_west_coast(&mut g);
+    assert_eq!(g.player(A).road_length, 6);
+    assert_eq!(g.longest_road, Some(A));
+}

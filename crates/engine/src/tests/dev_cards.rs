@@ -468,3 +468,59 @@ fn a_victory_point_card_counts_even_after_another_card_was_played() {
     ok(&mut g, A, Action::BuyDevCard);
     assert_eq!(g.total_vp(A), 1);
 }
+
+#[test]
+fn year_of_plenty_with_an_empty_bank_takes_nothing() {
+    // take what there is, which is nothing.
+    let mut g = main_phase(4);
+    set_hand(&mut g, B, Resources::splat(19));
+    give_card(&mut g, A, DevCard::YearOfPlenty);
+    refused(
+        &mut g,
+        A,
+        Action::PlayYearOfPlenty {
+            take: only(Resource::Ore, 1),
+        },
+        "invalid_year_of_plenty",
+    );
+    ok(
+        &mut g,
+        A,
+        Action::PlayYearOfPlenty {
+            take: Resources::ZERO,
+        },
+    );
+    assert!(g.player(A).hand.is_empty());
+    assert!(g.dev_played);
+}
+
+#[test]
+fn monopoly_on_a_resource_nobody_else_holds_takes_nothing_and_keeps_own_cards() {
+    //
+    let mut g = main_phase(4);
+    give_card(&mut g, A, DevCard::Monopoly);
+    set_hand(&mut g, A, only(Resource::Wool, 2));
+    set_hand(&mut g, B, only(Resource::Ore, 3));
+    let events = ok(
+        &mut g,
+        A,
+        Action::PlayMonopoly {
+            resource: Resource::Wool,
+        },
+    );
+    assert_eq!(g.player(A).hand, only(Resource::Wool, 2));
+    assert_eq!(g.player(B).hand, only(Resource::Ore, 3));
+    assert!(events.contains(&Event::Monopoly {
+        seat: A,
+        resource: Resource::Wool,
+        taken: [0; 4]
+    }));
+    refused(
+        &mut g,
+        A,
+        Action::PlayMonopoly {
+            resource: Resource::Ore,
+        },
+        "dev_card_already_played",
+    );
+}

@@ -360,3 +360,29 @@ fn after_setup_everyone_has_two_points_and_the_first_player_starts_a_normal_turn
     let first = g.first;
     ok(&mut g, first, Action::RollDice);
 }
+
+#[test]
+fn with_three_players_the_fourth_placement_is_the_first_second_settlement() {
+    // for three seats.
+    let mut g = new_game(3);
+    let mut third = None;
+    for &(s, r) in &PLACEMENTS[..3] {
+        third = Some(place(&mut g, s, r));
+    }
+    let last = g.current;
+    assert_eq!(Some(last), third, "the last player places twice");
+    let events = ok(&mut g, last, Action::BuildSettlement { vertex: v(30) });
+    assert!(events.contains(&crate::Event::StartingResources {
+        seat: last,
+        cards: cards(1, 0, 0, 1, 0)
+    }));
+    ok(&mut g, last, Action::BuildRoad { edge: edge(30, 24) });
+    for &(s, r) in &[(40, 44), (0, 3)] {
+        place(&mut g, s, r);
+    }
+    assert_eq!(g.phase, Phase::PreRoll);
+    assert_eq!(g.current, g.first);
+    for s in g.seats() {
+        assert_eq!(g.public_vp(s), 2);
+    }
+}

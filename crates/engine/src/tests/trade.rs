@@ -658,3 +658,40 @@ fn the_bank_must_hold_the_card_asked_for() {
     );
     ok(&mut g, A, maritime(Resource::Lumber, Resource::Grain));
 }
+
+#[test]
+fn a_two_to_one_harbor_and_a_generic_harbor_combine_per_resource() {
+    // grain at 2:1 (harbor 2-5), everything else at 3:1 (harbor 0-4).
+    let mut g = main_phase(4);
+    settle(&mut g, A, 2);
+    settle(&mut g, A, 0);
+    assert_eq!(
+        Resource::ALL.map(|r| g.maritime_ratio(A, r)),
+        [3, 3, 3, 2, 3]
+    );
+    set_hand(&mut g, A, cards(0, 0, 3, 0, 0));
+    ok(&mut g, A, maritime(Resource::Wool, Resource::Grain));
+    assert_eq!(g.player(A).hand, only(Resource::Grain, 1));
+}
+
+#[test]
+fn too_many_open_offers_are_refused() {
+    // a bounded number of open offers (a stable error code).
+    let mut g = market();
+    let (give, get) = lumber_for_ore();
+    for _ in 0..crate::rules::MAX_OPEN_OFFERS {
+        ok(&mut g, A, offer(None, give, get));
+    }
+    refused(&mut g, A, offer(None, give, get), "too_many_offers");
+    let id = g.offers[0].id;
+    refused(
+        &mut g,
+        B,
+        Action::CounterOffer {
+            offer: id,
+            give: get,
+            get: give,
+        },
+        "too_many_offers",
+    );
+}

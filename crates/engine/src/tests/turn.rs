@@ -283,3 +283,14 @@ fn the_same_seed_and_the_same_actions_give_the_same_game() {
     assert_eq!(one, two);
     assert!(one.turn > 1, "the game got past setup");
 }
+
+#[test]
+fn a_time_out_at_the_robber_after_a_knight_before_the_roll_returns_to_the_roll() {
+    //
+    let mut g = pre_roll(4);
+    give_card(&mut g, A, DevCard::Knight);
+    ok(&mut g, A, Action::PlayKnight);
+    let (g, _) = time_out_twice(&g);
+    assert_eq!(g.phase, Phase::PreRoll);
+    assert_ne!(g.robber, t(9));
+}
