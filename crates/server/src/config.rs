@@ -57,7 +57,9 @@ pub struct Config {
     pub max_message_bytes: usize,
 
     /// Messages per second a connection may send on average (burst: twice that).
-    #[arg(long, env = "CATAN_RATE_LIMIT", default_value_t = 20)]
+    /// Beyond it messages are refused with `rate_limited`; a client that keeps
+    /// flooding is disconnected with close code 4008.
+    #[arg(long, env = "CATAN_RATE_LIMIT", default_value_t = 100)]
     pub rate_limit_per_sec: u32,
 
     /// Most rooms held at once; creating more is refused with `too_many_rooms`.
@@ -123,6 +125,8 @@ impl Config {
         c.admin_bind = "127.0.0.1:0".parse().expect("addr");
         c.database_url = "sqlite::memory:".to_owned();
         c.bot_think_ms = 0;
+        // Test clients play at full speed on loopback.
+        c.rate_limit_per_sec = 100_000;
         c
     }
 

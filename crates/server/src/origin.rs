@@ -48,7 +48,6 @@ impl OriginPolicy {
     }
 
     /// The CORS layer for the HTTP API: only listed origins get CORS headers.
-    #[must_use]
     pub fn cors(&self) -> CorsLayer {
         let layer = CorsLayer::new()
             .allow_methods([

@@ -172,6 +172,16 @@ pub async fn serve<S>(
             sink.send(Message::Close(Some(frame))),
         )
         .await;
+        // Finish the closing handshake: read (and ignore) until the client's close,
+        // so the client sees our close frame rather than a reset connection.
+        let _ = tokio::time::timeout(Duration::from_secs(2), async {
+            while let Some(Ok(m)) = stream.next().await {
+                if matches!(m, Message::Close(_)) {
+                    break;
+                }
+            }
+        })
+        .await;
     }
     room.disconnect(conn.conn).await;
 }

@@ -1,0 +1,151 @@
+//! Complete games through the protocol, and what each seat may and may not see.
+
+use catan_e2e::{TestServer, play_randomly};
+use catan_engine::{Event, Seat};
+use catan_server::protocol::ServerMessage;
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn four_clients_play_a_complete_game_to_a_winner_and_nobody_sees_hidden_cards() {
+    let server = TestServer::start().await;
+    let created = server.create_room(json!({ "players": 4 })).await;
+    let room = created.room_id;
+    let mut tokens = Vec::new();
+    for name in ["ann", "bob", "cyd", "dee"] {
+        tokens.push(server.take_seat(room, name).await);
+    }
+    let spectator = server.connect(room, None, None).await;
+    let mut clients = Vec::new();
+    for t in &tokens {
+        clients.push(server.connect(room, Some(&t.token), None).await);
+    }
+    server.start_game(room, &created.host_token).await;
+
+    let mut tasks = Vec::new();
+    for (i, c) in clients.into_iter().enumerate() {
+        tasks.push(tokio::spawn(play_randomly(c, i as u64)));
+    }
+    let spectator_task = tokio::spawn(async move {
+        let mut s = spectator;
+        s.recv_until(|m| matches!(m, ServerMessage::GameOver(_)))
+            .await;
+        s
+    });
+    let mut finished = Vec::new();
+    for t in tasks {
+        let (client, rejections) = t.await.expect("client task");
+        assert_eq!(rejections, 0, "a well-behaved client is never rejected");
+        finished.push(client);
+    }
+    let spectator = spectator_task.await.expect("spectator");
+
+    // Everyone saw the same game end, with the seed revealed only then.
+    let over: Vec<_> = finished
+        .iter()
+        .map(|c| match &c.received.last().expect("messages").1 {
+            ServerMessage::GameOver(info) => info.clone(),
+            other => panic!("last message is not game_over: {other:?}"),
+        })
+        .collect();
+    let winner = over[0].winner;
+    assert!(
+        over.iter()
+            .all(|o| o.winner == winner && o.seed == over[0].seed)
+    );
+    let top = over[0]
+        .scores
+        .iter()
+        .find(|s| s.seat == winner)
+        .expect("winner score");
+    assert!(top.points >= 10, "R-1.1: the winner reached the target");
+
+    // Hidden information: check everything each seat and the spectator got.
+    let seed = &over[0].seed;
+    let mut seats: Vec<(Option<Seat>, &catan_e2e::Client)> = finished
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (Some(Seat(i as u8)), c))
+        .collect();
+    seats.push((None, &spectator));
+    for (viewer, client) in seats {
+        let mut seq = 0;
+        for (raw, msg) in &client.received {
+            if !matches!(msg, ServerMessage::GameOver(_)) {
+                assert!(
+                    !raw.contains(seed.as_str()),
+                    "seed leaked before the end: {raw}"
+                );
+                assert!(
+                    !raw.contains("\"seed\""),
+                    "seed field before the end: {raw}"
+                );
+            }
+            match msg {
+                ServerMessage::Snapshot(s) => {
+                    assert_eq!(s.you, viewer);
+                    if let Some(v) = &s.view {
+                        assert_eq!(
+                            v.me.map(|m| m.seat),
+                            viewer,
+                            "a view carries only its own hand"
+                        );
+                    }
+                }
+                ServerMessage::Events { seq: s, events, .. } => {
+                    assert!(*s > seq, "sequence numbers increase");
+                    seq = *s;
+                    for e in events {
+                        match *e {
+                            Event::Stolen {
+                                thief,
+                                victim,
+                                resource,
+                            } => {
+                                let involved = viewer == Some(thief) || viewer == Some(victim);
+                                assert_eq!(resource.is_some(), involved, "stolen card visibility");
+                            }
+                            Event::DevCardBought { seat, card } => {
+                                assert_eq!(
+                                    card.is_some(),
+                                    viewer == Some(seat),
+                                    "bought card visibility"
+                                );
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_room_of_bots_plays_to_the_end_while_a_spectator_watches() {
+    let server = TestServer::start().await;
+    let created = server
+        .create_room(json!({ "players": 3, "vp_target": 6, "map": "beginner" }))
+        .await;
+    for _ in 0..3 {
+        server.add_bot(created.room_id, &created.host_token).await;
+    }
+    let mut spectator = server.connect(created.room_id, None, None).await;
+    server
+        .start_game(created.room_id, &created.host_token)
+        .await;
+    let over = spectator
+        .recv_until(|m| matches!(m, ServerMessage::GameOver(_)))
+        .await;
+    let ServerMessage::GameOver(info) = over else {
+        unreachable!()
+    };
+    assert_eq!(info.scores.len(), 3);
+    assert!(
+        info.scores
+            .iter()
+            .any(|s| s.seat == info.winner && s.points >= 6)
+    );
+    server.stop().await;
+}

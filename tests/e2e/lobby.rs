@@ -1,0 +1,315 @@
+//! The HTTP lobby: rooms, seats, bots, start, origins; errors with stable codes.
+
+use catan_e2e::TestServer;
+use catan_server::protocol::{ErrorBody, RoomInfo, RoomList, RoomStatus, ServerMessage};
+use serde_json::json;
+
+async fn error_of(r: reqwest::Response) -> (u16, String) {
+    let status = r.status().as_u16();
+    let body: ErrorBody = r.json().await.expect("error body");
+    assert!(!body.error.message.is_empty());
+    (status, body.error.code)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rooms_are_created_listed_and_fetched_with_their_options() {
+    let server = TestServer::start().await;
+    let listed = server
+        .create_room(
+            json!({"players": 3, "vp_target": 12, "map": "beginner", "turn_timer_secs": 30}),
+        )
+        .await;
+    assert_eq!(listed.room.options.players, 3);
+    assert_eq!(listed.room.options.vp_target, 12);
+    assert_eq!(listed.room.options.turn_timer_secs, 30);
+    assert_eq!(listed.room.status, RoomStatus::Lobby);
+    assert_eq!(listed.host_token.len(), 32);
+    let private = server.create_room(json!({"listed": false})).await;
+    assert_eq!(private.room.options.players, 4, "defaults apply");
+
+    let list: RoomList = server
+        .http
+        .get(server.url("/api/rooms"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(list.rooms.iter().any(|r| r.id == listed.room_id));
+    assert!(
+        !list.rooms.iter().any(|r| r.id == private.room_id),
+        "private rooms are not listed"
+    );
+
+    let got: RoomInfo = server
+        .http
+        .get(server.url(&format!("/api/rooms/{}", private.room_id)))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(got.id, private.room_id, "a private room is reachable by id");
+
+    let r = server
+        .http
+        .get(server.url(&format!("/api/rooms/{}", uuid::Uuid::new_v4())))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(error_of(r).await, (404, "room_not_found".into()));
+    let r = server
+        .http
+        .get(server.url("/api/rooms/not-a-uuid"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(error_of(r).await, (404, "room_not_found".into()));
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invalid_room_options_and_bodies_are_refused() {
+    let server = TestServer::start().await;
+    for (body, code) in [
+        (json!({"players": 5}), "invalid_options"),
+        (json!({"vp_target": 2}), "invalid_options"),
+        (json!({"turn_timer_secs": 99999}), "invalid_options"),
+        (json!({"colour": "red"}), "bad_request"),
+        (json!({"players": "four"}), "bad_request"),
+    ] {
+        let r = server
+            .http
+            .post(server.url("/api/rooms"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(error_of(r).await, (400, code.into()), "{body}");
+    }
+    let r = server
+        .http
+        .post(server.url("/api/rooms"))
+        .body("{oops")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(error_of(r).await, (400, "bad_request".into()));
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seats_are_taken_left_and_filled_and_only_the_host_starts_a_full_room() {
+    let server = TestServer::start().await;
+    let created = server.create_room(json!({"players": 3})).await;
+    let room = created.room_id;
+    let seats_url = server.url(&format!("/api/rooms/{room}/seats"));
+
+    let r = server
+        .http
+        .post(&seats_url)
+        .json(&json!({"name": ""}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(error_of(r).await, (400, "invalid_name".into()));
+    let r = server
+        .http
+        .post(&seats_url)
+        .json(&json!({"name": "x".repeat(40)}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(error_of(r).await, (400, "invalid_name".into()));
+    let r = server
+        .http
+        .post(&seats_url)
+        .json(&json!({"name": "a", "seat": 7}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(error_of(r).await, (400, "no_such_seat".into()));
+
+    let ann = server.take_seat(room, "ann").await;
+    assert_ne!(ann.token, created.host_token);
+    let r = server
+        .http
+        .post(&seats_url)
+        .json(&json!({"name": "b", "seat": ann.seat.0}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(error_of(r).await, (409, "seat_taken".into()));
+
+    // Leaving needs the seat's own token.
+    let leave = server.url(&format!("/api/rooms/{room}/seats/{}", ann.seat.0));
+    let r = server
+        .http
+        .delete(&leave)
+        .bearer_auth("wrong")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(error_of(r).await, (401, "invalid_token".into()));
+    let r = server
+        .http
+        .delete(&leave)
+        .bearer_auth(&ann.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 204);
+    let ann = server.take_seat(room, "ann").await;
+
+    let start = server.url(&format!("/api/rooms/{room}/start"));
+    let r = server
+        .http
+        .post(&start)
+        .bearer_auth(&created.host_token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(error_of(r).await, (409, "not_full".into()));
+    let bots = server.url(&format!("/api/rooms/{room}/bots"));
+    let r = server
+        .http
+        .post(&bots)
+        .bearer_auth(&ann.token)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        error_of(r).await,
+        (401, "not_host".into()),
+        "a seat token is not the host token"
+    );
+    server.add_bot(room, &created.host_token).await;
+    server.add_bot(room, &created.host_token).await;
+    let r = server
+        .http
+        .post(&seats_url)
+        .json(&json!({"name": "late"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(error_of(r).await, (409, "room_full".into()));
+    let r = server.http.post(&start).send().await.unwrap();
+    assert_eq!(error_of(r).await, (401, "not_host".into()));
+    let info = server.start_game(room, &created.host_token).await;
+    assert_eq!(info.status, RoomStatus::Playing);
+    assert!(
+        info.seats
+            .iter()
+            .filter(|s| s.occupant.as_ref().is_some_and(|o| o.bot.is_some()))
+            .count()
+            == 2
+    );
+    let r = server
+        .http
+        .post(&start)
+        .bearer_auth(&created.host_token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(error_of(r).await, (409, "already_started".into()));
+    let r = server
+        .http
+        .delete(&leave)
+        .bearer_auth(&ann.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        error_of(r).await,
+        (409, "already_started".into()),
+        "seats are kept once the game is on"
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn other_origins_cannot_open_websockets_or_read_the_api_unless_allowed() {
+    let server =
+        TestServer::start_with(|c| c.allowed_origins = vec!["https://play.example.org".into()])
+            .await;
+    let created = server.create_room(json!({})).await;
+    let url = format!("ws://{}/api/rooms/{}/ws", server.addr, created.room_id);
+    let with_origin = |origin: &str| {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        let mut req = url.clone().into_client_request().unwrap();
+        req.headers_mut().insert("origin", origin.parse().unwrap());
+        req
+    };
+    match tokio_tungstenite::connect_async(with_origin("https://evil.example")).await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => assert_eq!(resp.status(), 403),
+        other => panic!("a foreign origin got through: {:?}", other.map(|_| ())),
+    }
+    assert!(
+        tokio_tungstenite::connect_async(with_origin("https://play.example.org"))
+            .await
+            .is_ok()
+    );
+    let same = format!("http://{}", server.addr);
+    assert!(
+        tokio_tungstenite::connect_async(with_origin(&same))
+            .await
+            .is_ok(),
+        "same origin is fine"
+    );
+
+    let preflight = |origin: &'static str| {
+        server
+            .http
+            .request(reqwest::Method::OPTIONS, server.url("/api/rooms"))
+            .header("origin", origin)
+            .header("access-control-request-method", "POST")
+            .send()
+    };
+    let ok = preflight("https://play.example.org").await.unwrap();
+    assert_eq!(
+        ok.headers().get("access-control-allow-origin").unwrap(),
+        "https://play.example.org"
+    );
+    let bad = preflight("https://evil.example").await.unwrap();
+    assert!(bad.headers().get("access-control-allow-origin").is_none());
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chat_reaches_every_seat_and_spectator_and_presence_is_announced() {
+    let server = TestServer::start().await;
+    let created = server.create_room(json!({"players": 3})).await;
+    let room = created.room_id;
+    let ann = server.take_seat(room, "ann").await;
+    let mut spectator = server.connect(room, None, None).await;
+    let mut a = server.connect(room, Some(&ann.token), None).await;
+    a.recv().await.expect("snapshot");
+    spectator
+        .recv_until(|m| matches!(m, ServerMessage::Presence { seat, connected: true, .. } if *seat == ann.seat))
+        .await;
+    a.send_json(&json!({"type": "chat", "text": "  hello table  "}))
+        .await;
+    for c in [&mut a, &mut spectator] {
+        let m = c
+            .recv_until(|m| matches!(m, ServerMessage::Chat { .. }))
+            .await;
+        let ServerMessage::Chat {
+            seat, name, text, ..
+        } = m
+        else {
+            unreachable!()
+        };
+        assert_eq!(
+            (seat, name.as_str(), text.as_str()),
+            (Some(ann.seat), "ann", "hello table")
+        );
+    }
+    drop(a);
+    spectator
+        .recv_until(|m| matches!(m, ServerMessage::Presence { seat, connected: false, .. } if *seat == ann.seat))
+        .await;
+    server.stop().await;
+}

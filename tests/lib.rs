@@ -1,0 +1,376 @@
+//! Test harness for the end-to-end suite: starts the real server on a loopback port
+//! and talks to it like a client would, over HTTP and WebSocket.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use catan_server::Config;
+use catan_server::protocol::{CreateRoomResponse, RoomInfo, ServerMessage, TakeSeatResponse};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use uuid::Uuid;
+
+/// How long a test waits for any one message before failing.
+pub const RECV_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// A server running in this process on an ephemeral loopback port.
+pub struct TestServer {
+    /// Its address.
+    pub addr: SocketAddr,
+    /// HTTP client.
+    pub http: reqwest::Client,
+    /// Dropping or firing this stops the server.
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    /// The server task.
+    task: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+}
+
+impl TestServer {
+    /// Starts a server with test defaults (no bot think time), adjusted by `tweak`.
+    pub async fn start_with(tweak: impl FnOnce(&mut Config)) -> TestServer {
+        let mut config = Config::for_tests();
+        tweak(&mut config);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(catan_server::run(listener, config, async move {
+            let _ = stopped.await;
+        }));
+        TestServer {
+            addr,
+            http: reqwest::Client::new(),
+            stop: Some(stop),
+            task: Some(task),
+        }
+    }
+
+    /// Starts a server with test defaults.
+    pub async fn start() -> TestServer {
+        Self::start_with(|_| {}).await
+    }
+
+    /// Full URL of an HTTP path.
+    #[must_use]
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+
+    /// `POST /api/rooms` with `body`; panics unless created.
+    pub async fn create_room(&self, body: Value) -> CreateRoomResponse {
+        let r = self
+            .http
+            .post(self.url("/api/rooms"))
+            .json(&body)
+            .send()
+            .await
+            .expect("http");
+        assert_eq!(
+            r.status(),
+            201,
+            "create room: {}",
+            r.text().await.unwrap_or_default()
+        );
+        r.json().await.expect("json")
+    }
+
+    /// Takes a seat; panics unless it works.
+    pub async fn take_seat(&self, room: Uuid, name: &str) -> TakeSeatResponse {
+        let r = self
+            .http
+            .post(self.url(&format!("/api/rooms/{room}/seats")))
+            .json(&json!({ "name": name }))
+            .send()
+            .await
+            .expect("http");
+        assert_eq!(
+            r.status(),
+            201,
+            "take seat: {}",
+            r.text().await.unwrap_or_default()
+        );
+        r.json().await.expect("json")
+    }
+
+    /// Adds a random bot; panics unless it works.
+    pub async fn add_bot(&self, room: Uuid, host: &str) {
+        let r = self
+            .http
+            .post(self.url(&format!("/api/rooms/{room}/bots")))
+            .bearer_auth(host)
+            .json(&json!({}))
+            .send()
+            .await
+            .expect("http");
+        assert_eq!(
+            r.status(),
+            201,
+            "add bot: {}",
+            r.text().await.unwrap_or_default()
+        );
+    }
+
+    /// Starts the game; panics unless it works.
+    pub async fn start_game(&self, room: Uuid, host: &str) -> RoomInfo {
+        let r = self
+            .http
+            .post(self.url(&format!("/api/rooms/{room}/start")))
+            .bearer_auth(host)
+            .send()
+            .await
+            .expect("http");
+        assert_eq!(
+            r.status(),
+            200,
+            "start: {}",
+            r.text().await.unwrap_or_default()
+        );
+        r.json().await.expect("json")
+    }
+
+    /// Opens a WebSocket as a seat (`Some(token)`) or a spectator.
+    pub async fn connect(&self, room: Uuid, token: Option<&str>, last_seq: Option<u64>) -> Client {
+        let mut url = format!("ws://{}/api/rooms/{room}/ws?", self.addr);
+        if let Some(t) = token {
+            url.push_str(&format!("token={t}&"));
+        }
+        if let Some(s) = last_seq {
+            url.push_str(&format!("last_seq={s}"));
+        }
+        let (ws, _) = tokio_tungstenite::connect_async(url)
+            .await
+            .expect("websocket connect");
+        Client {
+            ws,
+            received: Vec::new(),
+            closed_with: None,
+        }
+    }
+
+    /// Stops the server and waits for it to finish.
+    pub async fn stop(mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.task.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(10), t).await;
+        }
+    }
+}
+
+/// Plays as a random-legal client until the game ends, following the same
+/// discipline as the built-in bots ([`catan_server::bot::Driver`]). Returns the client
+/// with everything it received and the number of rejections it got.
+pub async fn play_randomly(mut client: Client, seed: u64) -> (Client, usize) {
+    use rand::SeedableRng;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut driver = catan_server::bot::Driver::default();
+    let mut rejections = 0;
+    // Pick up where an earlier reader of this client stopped.
+    if let Some((raw, _)) = client.received.last() {
+        driver.observe(serde_json::from_str(raw).expect("envelope"));
+        if driver.ready() {
+            let m = driver.choose_random(&mut rng);
+            client
+                .send_text(&serde_json::to_string(&m).expect("json"))
+                .await;
+        }
+    }
+    while let Some(msg) = client.recv().await {
+        if matches!(msg, ServerMessage::Rejected { .. }) {
+            rejections += 1;
+        }
+        let raw = &client.received.last().expect("just received").0;
+        let env: catan_server::bot::Envelope = serde_json::from_str(raw).expect("envelope");
+        driver.observe(env);
+        if driver.over {
+            break;
+        }
+        if driver.ready() {
+            let m = driver.choose_random(&mut rng);
+            client
+                .send_text(&serde_json::to_string(&m).expect("json"))
+                .await;
+        }
+    }
+    (client, rejections)
+}
+
+/// One WebSocket client.
+pub struct Client {
+    /// The socket.
+    pub ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// Every message received, raw text and parsed.
+    pub received: Vec<(String, ServerMessage)>,
+    /// The close code, once the server closed the socket.
+    pub closed_with: Option<u16>,
+}
+
+impl Client {
+    /// The next server message; `None` when the socket closed.
+    pub async fn recv(&mut self) -> Option<ServerMessage> {
+        loop {
+            let Ok(next) = tokio::time::timeout(RECV_TIMEOUT, self.ws.next()).await else {
+                let tail: Vec<&str> = self
+                    .received
+                    .iter()
+                    .rev()
+                    .take(3)
+                    .map(|(t, _)| t.as_str())
+                    .collect();
+                panic!("timed out waiting for a message; last received: {tail:#?}");
+            };
+            match next {
+                Some(Ok(Message::Text(t))) => {
+                    let msg: ServerMessage = serde_json::from_str(&t)
+                        .unwrap_or_else(|e| panic!("unparsable server message {t}: {e}"));
+                    self.received.push((t.to_string(), msg.clone()));
+                    return Some(msg);
+                }
+                Some(Ok(Message::Close(frame))) => {
+                    self.closed_with = frame.map(|f| f.code.into());
+                    return None;
+                }
+                Some(Err(_)) | None => return None,
+                Some(Ok(_)) => {}
+            }
+        }
+    }
+
+    /// Sends raw text, reporting failure instead of panicking.
+    ///
+    /// # Errors
+    /// When the socket is closed.
+    pub async fn ws_send_ok(
+        &mut self,
+        text: &str,
+    ) -> Result<(), tokio_tungstenite::tungstenite::Error> {
+        self.ws.send(Message::Text(text.into())).await
+    }
+
+    /// Receives until `pred` matches, returning the match.
+    pub async fn recv_until(
+        &mut self,
+        mut pred: impl FnMut(&ServerMessage) -> bool,
+    ) -> ServerMessage {
+        loop {
+            let m = self.recv().await.expect("socket closed while waiting");
+            if pred(&m) {
+                return m;
+            }
+        }
+    }
+
+    /// Sends raw text.
+    pub async fn send_text(&mut self, text: &str) {
+        self.ws
+            .send(Message::Text(text.into()))
+            .await
+            .expect("send");
+    }
+
+    /// Sends a JSON value.
+    pub async fn send_json(&mut self, v: &Value) {
+        self.send_text(&v.to_string()).await;
+    }
+
+    /// The close code, after the server closed the socket.
+    pub async fn close_code(&mut self) -> Option<u16> {
+        loop {
+            match tokio::time::timeout(RECV_TIMEOUT, self.ws.next())
+                .await
+                .expect("timeout")
+            {
+                Some(Ok(Message::Close(Some(f)))) => return Some(f.code.into()),
+                Some(Ok(Message::Close(None)) | Err(_)) | None => return None,
+                Some(Ok(_)) => {}
+            }
+        }
+    }
+}
+
+/// The legal actions in the newest message that carries them (`snapshot`, `events`,
+/// `resumed`; an `events` message without `legal` means none).
+#[must_use]
+pub fn latest_legal(client: &Client) -> Vec<catan_engine::Action> {
+    for (_, m) in client.received.iter().rev() {
+        match m {
+            ServerMessage::Snapshot(s) => return s.legal.clone(),
+            ServerMessage::Events { legal, .. } | ServerMessage::Resumed { legal, .. } => {
+                return legal.clone();
+            }
+            _ => {}
+        }
+    }
+    Vec::new()
+}
+
+/// Several clients of one room driven from one task, for tests that need to steer
+/// the game into a particular situation.
+pub struct Table {
+    /// The clients, by seat.
+    pub clients: Vec<Client>,
+    /// One driver per client.
+    pub drivers: Vec<catan_server::bot::Driver>,
+    /// Random choices.
+    rng: rand::rngs::StdRng,
+}
+
+impl Table {
+    /// A table of connected clients.
+    #[must_use]
+    pub fn new(clients: Vec<Client>, seed: u64) -> Table {
+        use rand::SeedableRng;
+        let drivers = clients
+            .iter()
+            .map(|_| catan_server::bot::Driver::default())
+            .collect();
+        Table {
+            clients,
+            drivers,
+            rng: rand::rngs::StdRng::seed_from_u64(seed),
+        }
+    }
+
+    /// Reads whatever each client has waiting (briefly), feeding the drivers.
+    pub async fn pump(&mut self) {
+        for (c, d) in self.clients.iter_mut().zip(self.drivers.iter_mut()) {
+            while let Ok(Some(Ok(Message::Text(t)))) =
+                tokio::time::timeout(Duration::from_millis(15), c.ws.next()).await
+            {
+                let msg: ServerMessage = serde_json::from_str(&t).expect("server message");
+                c.received.push((t.to_string(), msg));
+                d.observe(serde_json::from_str(&t).expect("envelope"));
+            }
+        }
+    }
+
+    /// Plays random legal actions until `done` holds (checked between actions).
+    ///
+    /// # Panics
+    /// If `done` does not hold within `max_actions` actions.
+    pub async fn play_until(&mut self, max_actions: usize, mut done: impl FnMut(&Table) -> bool) {
+        let mut acted = 0;
+        loop {
+            self.pump().await;
+            if done(self) {
+                return;
+            }
+            assert!(
+                acted < max_actions,
+                "condition not reached within {max_actions} actions"
+            );
+            if let Some(i) = (0..self.drivers.len()).find(|&i| self.drivers[i].ready()) {
+                let m = self.drivers[i].choose_random(&mut self.rng);
+                self.clients[i]
+                    .send_text(&serde_json::to_string(&m).expect("json"))
+                    .await;
+                acted += 1;
+            }
+        }
+    }
+}
