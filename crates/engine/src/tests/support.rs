@@ -152,9 +152,26 @@ pub(crate) fn rig_dice(g: &mut Game, sum: u8) {
     panic!("no seed rolls {sum}");
 }
 
+/// Checks that `legal_actions` lists `action` exactly when `apply` accepts it, for
+/// the kinds that are listed in full (not discards and trade terms).
+#[track_caller]
+fn assert_listed_iff(g: &Game, by: Actor, action: Action, accepted: bool) {
+    use crate::ActionKind::{CounterOffer, Discard, OfferTrade};
+    if matches!(action.kind(), Discard | OfferTrade | CounterOffer) {
+        return;
+    }
+    let listed = g.legal_actions(by).contains(&action);
+    assert_eq!(
+        listed, accepted,
+        "{action:?} by {by:?}: listed {listed}, accepted {accepted}"
+    );
+}
+
 /// Applies an action that must be accepted and returns its events.
 #[track_caller]
 pub(crate) fn ok(g: &mut Game, by: impl Into<Actor>, action: Action) -> Vec<Event> {
+    let by = by.into();
+    assert_listed_iff(g, by, action, true);
     match g.apply(by, action) {
         Ok(events) => events,
         Err(e) => panic!("{action:?} was refused: {} ({e})", e.code()),
@@ -165,6 +182,8 @@ pub(crate) fn ok(g: &mut Game, by: impl Into<Actor>, action: Action) -> Vec<Even
 /// left the game exactly as it was.
 #[track_caller]
 pub(crate) fn refused(g: &mut Game, by: impl Into<Actor>, action: Action, code: &str) {
+    let by = by.into();
+    assert_listed_iff(g, by, action, false);
     let before = g.clone();
     match g.apply(by, action) {
         Ok(events) => panic!("{action:?} was accepted: {events:?}"),

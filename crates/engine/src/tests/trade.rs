@@ -695,3 +695,56 @@ fn too_many_open_offers_are_refused() {
         "too_many_offers",
     );
 }
+
+#[test]
+fn a_counter_offer_completes_only_if_both_sides_still_hold_the_cards() {
+    // B counters with its 2 ore, then trades them away before A accepts.
+    let mut g = market();
+    let (give, get) = lumber_for_ore();
+    let first = made(&ok(&mut g, A, offer(None, give, get)));
+    let counter = made(&ok(
+        &mut g,
+        B,
+        Action::CounterOffer {
+            offer: first,
+            give: only(Resource::Ore, 2),
+            get: only(Resource::Lumber, 1),
+        },
+    ));
+    let other = made(&ok(
+        &mut g,
+        A,
+        offer(Some(B), only(Resource::Wool, 1), only(Resource::Ore, 2)),
+    ));
+    ok(&mut g, B, Action::AcceptOffer { offer: other });
+    ok(
+        &mut g,
+        A,
+        Action::ConfirmTrade {
+            offer: other,
+            with: B,
+        },
+    );
+    refused(
+        &mut g,
+        A,
+        Action::AcceptOffer { offer: counter },
+        "insufficient_resources",
+    );
+    // And the current player must hold what the counter asks for.
+    let counter = made(&ok(
+        &mut g,
+        C,
+        Action::CounterOffer {
+            offer: first,
+            give: only(Resource::Ore, 1),
+            get: only(Resource::Lumber, 3),
+        },
+    ));
+    refused(
+        &mut g,
+        A,
+        Action::AcceptOffer { offer: counter },
+        "insufficient_resources",
+    );
+}
