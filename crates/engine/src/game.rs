@@ -379,6 +379,9 @@ impl Game {
     #[must_use]
     pub fn building_at(&self, v: VertexId) -> Option<(Seat, bool)> {
         let bit = v.bit();
+        if self.occupied_vertices() & bit == 0 {
+            return None;
+        }
         self.seats().find_map(|s| {
             let p = &self.players[s.index()];
             if p.settlements & bit != 0 {
@@ -451,10 +454,8 @@ impl Game {
     }
 
     /// Whether `seat` has a building on one of `tile`'s corners.
+    #[cfg_attr(not(test), allow(dead_code, reason = "used by the rule scenarios"))]
     pub(crate) fn touches_tile(&self, seat: Seat, tile: TileId) -> bool {
-        let mask = topology().tile_vertices[tile.index()]
-            .iter()
-            .fold(0u64, |m, v| m | v.bit());
-        self.players[seat.index()].buildings() & mask != 0
+        self.players[seat.index()].buildings() & topology().tile_vertex_mask[tile.index()] != 0
     }
 }

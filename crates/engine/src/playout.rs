@@ -90,15 +90,23 @@ impl RandomPlayer {
         let seat = seat_to_act(game);
         self.actions.clear();
         game.legal_actions_into(Actor::Seat(seat), &mut self.actions);
-        self.actions
-            .retain(|a| !matches!(a.kind(), ActionKind::OfferTrade | ActionKind::CounterOffer));
-        if self.actions.is_empty() {
-            return Err(PlayoutError::NoLegalAction {
-                seat,
-                phase: game.phase(),
-            });
-        }
-        let mut action = self.actions[self.rng.random_range(0..self.actions.len())];
+        // Uniform among the non-trade actions: a drawn trade offer is dropped and the
+        // draw repeated among the rest (rejection, cheaper than filtering the list).
+        let mut action = loop {
+            if self.actions.is_empty() {
+                return Err(PlayoutError::NoLegalAction {
+                    seat,
+                    phase: game.phase(),
+                });
+            }
+            let i = self.rng.random_range(0..self.actions.len());
+            let a = self.actions[i];
+            if matches!(a.kind(), ActionKind::OfferTrade | ActionKind::CounterOffer) {
+                self.actions.swap_remove(i);
+            } else {
+                break a;
+            }
+        };
         if let Action::Discard { cards } = action {
             action = Action::Discard {
                 cards: self.random_cards(game.player(seat).hand, cards.total()),

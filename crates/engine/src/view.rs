@@ -188,7 +188,7 @@ impl Game {
                 dev_cards: p.dev_cards,
                 dev_cards_new: p.dev_cards_new,
                 total_vp: self.total_vp(s),
-                maritime_ratios: crate::Resource::ALL.map(|r| self.maritime_ratio(s, r)),
+                maritime_ratios: self.maritime_ratios(s),
             }
         });
         GameView {

@@ -73,6 +73,8 @@ struct Tally {
     violations: u64,
     /// The first few violations, described.
     reports: Vec<String>,
+    /// Order-independent fingerprint of every game's outcome, to compare builds.
+    digest: u64,
 }
 
 impl Tally {
@@ -85,6 +87,7 @@ impl Tally {
         }
         self.violations += other.violations;
         self.reports.extend(other.reports);
+        self.digest = self.digest.wrapping_add(other.digest);
     }
 
     fn violation(&mut self, what: String) {
@@ -98,6 +101,44 @@ impl Tally {
 /// The seed of game `i` of a run with base seed `seed`.
 fn game_seed(seed: u64, i: u64) -> u64 {
     seed.wrapping_mul(1_000_003).wrapping_add(i)
+}
+
+/// A hash of how game `i` ended: FNV-1a over its length, winner, bank and pieces.
+fn fingerprint(i: u64, actions: u64, game: &Game) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |x: u64| {
+        for b in x.to_le_bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    eat(i);
+    eat(actions);
+    eat(u64::from(game.turn()));
+    eat(game.winner().map_or(u64::MAX, |w| u64::from(w.0)));
+    for n in game.bank().0 {
+        eat(u64::from(n));
+    }
+    for s in game.seats() {
+        let p = game.player(s);
+        eat(p.settlements);
+        eat(p.cities);
+        eat(p.roads as u64);
+        eat((p.roads >> 64) as u64);
+        eat(u64::from(p.road_length) << 8 | u64::from(p.knights_played));
+    }
+    h
+}
+
+/// CPU time used by the whole process so far (user + system), from `/proc/self/stat`
+/// in clock ticks of 10 ms; `None` where that file does not exist.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesised command name; utime and stime are 14 and 15.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let mut fields = rest.split_whitespace().skip(11);
+    let utime: u64 = fields.next()?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some((utime + stime) as f64 / 100.0)
 }
 
 /// Plays games `range` and counts them.
@@ -139,6 +180,7 @@ fn worker(
             }
         }
         tally.actions += actions;
+        tally.digest = tally.digest.wrapping_add(fingerprint(i, actions, &game));
         if let Some(w) = game.winner() {
             tally.turns += u64::from(game.turn());
             tally.wins[w.index()] += 1;
@@ -207,9 +249,11 @@ fn main() -> ExitCode {
         );
         bar
     };
+    let cpu_before = cpu_seconds();
     let started = Instant::now();
     let tally = run(&args, options, &bar);
     let elapsed = started.elapsed();
+    let cpu_sec = cpu_seconds().zip(cpu_before).map(|(a, b)| a - b);
     bar.finish_and_clear();
 
     let players = usize::from(args.players);
@@ -231,6 +275,9 @@ fn main() -> ExitCode {
             "games_per_sec": per_sec(tally.games, elapsed),
             "actions_per_sec": per_sec(tally.actions, elapsed),
             "ns_per_action": ns_per_action,
+            "cpu_sec": cpu_sec,
+            "cpu_ns_per_action": cpu_sec.map(|c| c * 1e9 / tally.actions.max(1) as f64),
+            "digest": format!("{:016x}", tally.digest),
             "mean_actions": ratio(tally.actions, tally.games),
             "mean_turns": ratio(tally.turns, finished),
             "win_share": win_share,
@@ -258,6 +305,13 @@ fn main() -> ExitCode {
             per_sec(tally.actions, elapsed),
             ns_per_action
         );
+        if let Some(c) = cpu_sec {
+            println!(
+                "cpu: {:.3} s, {:.1} ns/action (wall time above includes waiting for a core)",
+                c,
+                c * 1e9 / tally.actions.max(1) as f64
+            );
+        }
         println!(
             "mean actions/game: {:.1}   mean turns/game: {:.1}",
             ratio(tally.actions, tally.games),
@@ -269,7 +323,10 @@ fn main() -> ExitCode {
             .map(|(s, w)| format!("seat {s} {:.1}%", 100.0 * w))
             .collect();
         println!("win share: {}", shares.join(", "));
-        println!("violations: {}", tally.violations);
+        println!(
+            "violations: {}   digest: {:016x}",
+            tally.violations, tally.digest
+        );
     }
     for r in &tally.reports {
         eprintln!("catan-sim: {r}");

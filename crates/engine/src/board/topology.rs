@@ -24,6 +24,8 @@ pub struct Topology {
     pub tile_coords: [(i8, i8); TILE_COUNT],
     /// The six corners of each tile, clockwise from the top.
     pub tile_vertices: [[VertexId; 6]; TILE_COUNT],
+    /// `tile_vertices` as a mask, for production and the robber.
+    pub tile_vertex_mask: [VertexMask; TILE_COUNT],
     /// The tiles sharing a side with each tile.
     pub tile_neighbors: [Vec<TileId>; TILE_COUNT],
     /// Each intersection's drawing coordinates `(x, y)` (see the module docs).
@@ -120,6 +122,9 @@ impl Topology {
         let vertex_edge_mask =
             std::array::from_fn(|v| vertex_edges[v].iter().fold(0, |m, e| m | e.bit()));
 
+        let tile_vertex_mask =
+            std::array::from_fn(|t| tile_vertices[t].iter().fold(0, |m, v| m | v.bit()));
+
         let mut vertex_tiles: [Vec<TileId>; VERTEX_COUNT] = std::array::from_fn(|_| Vec::new());
         for (t, vs) in tile_vertices.iter().enumerate() {
             for v in vs {
@@ -209,6 +214,7 @@ impl Topology {
         Topology {
             tile_coords: tile_coords.try_into().expect("19 tiles"),
             tile_vertices,
+            tile_vertex_mask,
             tile_neighbors,
             vertex_coords,
             vertex_tiles,

@@ -9,7 +9,7 @@ use crate::game::Game;
 use crate::phase::Phase;
 use crate::resource::{Resource, Resources};
 use crate::rules::MAX_OPEN_OFFERS;
-use crate::seat::{Actor, Seat};
+use crate::seat::{Actor, MAX_SEATS, Seat};
 
 /// The seat making setup placement `index`: seat order from the first
 /// player, then reversed, so the last player places twice in a row.
@@ -117,22 +117,37 @@ impl Game {
     }
 
     fn push_robber_moves(&self, seat: Seat, out: &mut Vec<Action>) {
+        let topo = topology();
+        // Opponents who could be robbed somewhere: with a card and a building.
+        let mut candidates = [(0u8, 0u64); MAX_SEATS];
+        let mut n = 0;
+        for (s, p) in self.players[..usize::from(self.options.players)]
+            .iter()
+            .enumerate()
+        {
+            if s != seat.index() && p.buildings() != 0 && !p.hand.is_empty() {
+                candidates[n] = (s as u8, p.buildings());
+                n += 1;
+            }
+        }
         for t in 0..TILE_COUNT as u8 {
             let tile = TileId(t);
             if tile == self.robber {
                 continue;
             }
-            let mut victims = self.robbable(seat, tile);
-            if victims == 0 {
-                out.push(Action::MoveRobber { tile, victim: None });
+            let corners = topo.tile_vertex_mask[usize::from(t)];
+            let mut robbed = false;
+            for &(s, buildings) in &candidates[..n] {
+                if buildings & corners != 0 {
+                    robbed = true;
+                    out.push(Action::MoveRobber {
+                        tile,
+                        victim: Some(Seat(s)),
+                    });
+                }
             }
-            while victims != 0 {
-                let v = victims.trailing_zeros() as u8;
-                victims &= victims - 1;
-                out.push(Action::MoveRobber {
-                    tile,
-                    victim: Some(Seat(v)),
-                });
+            if !robbed {
+                out.push(Action::MoveRobber { tile, victim: None });
             }
         }
     }
@@ -192,11 +207,15 @@ impl Game {
             out.push(Action::BuyDevCard);
         }
         self.push_dev_plays(seat, out);
-        for give in Resource::ALL {
-            if hand.get(give) >= self.maritime_ratio(seat, give) {
-                for get in Resource::ALL {
-                    if get != give && self.bank.get(get) > 0 {
-                        out.push(Action::MaritimeTrade { give, get });
+        // Every ratio is at least 2: skip the harbors when no trade is possible.
+        if hand.0.iter().any(|&n| n >= 2) {
+            let ratios = self.maritime_ratios(seat);
+            for give in Resource::ALL {
+                if hand.get(give) >= ratios[give.index()] {
+                    for get in Resource::ALL {
+                        if get != give && self.bank.get(get) > 0 {
+                            out.push(Action::MaritimeTrade { give, get });
+                        }
                     }
                 }
             }

@@ -2,7 +2,7 @@
 
 use rand::Rng;
 
-use crate::board::{TILE_COUNT, TileId};
+use crate::board::{TILE_COUNT, TileId, topology};
 use crate::error::ActionError;
 use crate::event::Event;
 use crate::game::Game;
@@ -47,11 +47,17 @@ impl Game {
 
     /// Opponents of `seat` with a card and a building on `tile`, as a bit set.
     pub(crate) fn robbable(&self, seat: Seat, tile: TileId) -> u8 {
-        self.seats()
-            .filter(|&s| {
-                s != seat && self.players[s.index()].hand.total() > 0 && self.touches_tile(s, tile)
-            })
-            .fold(0, |m, s| m | (1 << s.0))
+        let corners = topology().tile_vertex_mask[tile.index()];
+        let mut victims = 0;
+        for (s, p) in self.players[..usize::from(self.options.players)]
+            .iter()
+            .enumerate()
+        {
+            if s != seat.index() && p.buildings() & corners != 0 && !p.hand.is_empty() {
+                victims |= 1 << s;
+            }
+        }
+        victims
     }
 
     pub(crate) fn move_robber(

@@ -60,7 +60,10 @@ impl Game {
     /// production, with decided per resource.
     pub(crate) fn produce(&mut self, number: u8, out: &mut Vec<Event>) {
         let topo = topology();
+        let players = usize::from(self.options.players);
         let mut owed = [Resources::ZERO; MAX_SEATS];
+        // The resources anyone is owed, as a bit set by resource index.
+        let mut kinds = 0u8;
         for t in 0..TILE_COUNT {
             if self.map.numbers[t] != number || self.robber.index() == t {
                 continue;
@@ -68,25 +71,33 @@ impl Game {
             let Some(r) = self.map.terrain[t].resource() else {
                 continue;
             };
-            for v in topo.tile_vertices[t] {
-                if let Some((s, city)) = self.building_at(v) {
-                    *owed[s.index()].get_mut(r) += if city { 2 } else { 1 };
+            let corners = topo.tile_vertex_mask[t];
+            for (o, p) in owed[..players].iter_mut().zip(&self.players) {
+                let (settlements, cities) = (p.settlements & corners, p.cities & corners);
+                if settlements | cities != 0 {
+                    // 1 card per settlement, 2 per city; at most 6 corners.
+                    let n = settlements.count_ones() + 2 * cities.count_ones();
+                    *o.get_mut(r) += n as u8;
+                    kinds |= 1 << r.index();
                 }
             }
         }
+        if kinds == 0 {
+            return;
+        }
         let mut got = [Resources::ZERO; MAX_SEATS];
         for r in Resource::ALL {
-            let total: u32 = owed.iter().map(|o| u32::from(o.get(r))).sum();
-            if total == 0 {
+            if kinds & (1 << r.index()) == 0 {
                 continue;
             }
+            let total: u32 = owed[..players].iter().map(|o| u32::from(o.get(r))).sum();
             let in_bank = self.bank.get(r);
             if u32::from(in_bank) >= total {
-                for s in 0..MAX_SEATS {
+                for s in 0..players {
                     *got[s].get_mut(r) = owed[s].get(r);
                 }
             } else {
-                let mut owed_seats = (0..MAX_SEATS).filter(|&s| owed[s].get(r) > 0);
+                let mut owed_seats = (0..players).filter(|&s| owed[s].get(r) > 0);
                 if let (Some(only), None) = (owed_seats.next(), owed_seats.next()) {
                     *got[only].get_mut(r) = in_bank;
                 } else {
@@ -94,12 +105,14 @@ impl Game {
                 }
             }
         }
-        for s in self.seats() {
-            let cards = got[s.index()];
+        for (s, cards) in got[..players].iter().enumerate() {
             if !cards.is_empty() {
-                self.bank.sub(&cards);
-                self.players[s.index()].hand.add(&cards);
-                out.push(Event::Produced { seat: s, cards });
+                self.bank.sub(cards);
+                self.players[s].hand.add(cards);
+                out.push(Event::Produced {
+                    seat: Seat(s as u8),
+                    cards: *cards,
+                });
             }
         }
     }

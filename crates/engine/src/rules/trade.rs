@@ -17,19 +17,33 @@ impl Game {
     /// A harbor counts as soon as a building stands on one of its intersections.
     #[must_use]
     pub fn maritime_ratio(&self, seat: Seat, give: Resource) -> u8 {
+        self.maritime_ratios(seat)[give.index()]
+    }
+
+    /// [`Game::maritime_ratio`] of every resource, in resource order, in one pass
+    /// over the harbors.
+    pub(crate) fn maritime_ratios(&self, seat: Seat) -> [u8; 5] {
         let topo = topology();
         let own = self.players[seat.index()].buildings();
-        let mut ratio = 4;
+        let mut ratios = [4; 5];
+        if own == 0 {
+            return ratios;
+        }
+        let mut generic = false;
         for h in &self.map.harbors {
             if own & topo.edge_vertex_mask[h.edge.index()] != 0 {
                 match h.resource {
-                    Some(r) if r == give => return 2,
-                    Some(_) => {}
-                    None => ratio = 3,
+                    Some(r) => ratios[r.index()] = 2,
+                    None => generic = true,
                 }
             }
         }
-        ratio
+        if generic {
+            for r in &mut ratios {
+                *r = (*r).min(3);
+            }
+        }
+        ratios
     }
 
     /// trades happen in the current player's trade-and-build phase only.
