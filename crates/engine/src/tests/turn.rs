@@ -121,7 +121,8 @@ fn the_turn_cannot_end_while_a_step_is_pending() {
 
 #[test]
 fn players_and_the_system_issue_only_their_own_kinds_of_action() {
-    // Time enters as a system action; players cannot fake it.
+    // time-outs and expiries come from the system only; players
+    // cannot fake them, and the system cannot play for a seat.
     let mut g = main_phase(4);
     refused(&mut g, A, Action::TimeOut, "system_only");
     refused(&mut g, Actor::System, Action::EndTurn, "not_for_system");
