@@ -108,7 +108,11 @@ impl Resources {
     /// Whether `self` holds at least `other` of every resource.
     #[must_use]
     pub fn contains(&self, other: &Resources) -> bool {
-        self.0.iter().zip(other.0.iter()).all(|(a, b)| a >= b)
+        // Branch-free: all five comparisons, then one test (hands are unpredictable).
+        self.0
+            .iter()
+            .zip(other.0.iter())
+            .fold(true, |all, (a, b)| all & (a >= b))
     }
 
     /// Adds `other` (saturating; callers keep totals within the 19-card bank).
@@ -132,7 +136,16 @@ impl Resources {
         self.0
             .iter()
             .zip(other.0.iter())
-            .any(|(a, b)| *a > 0 && *b > 0)
+            .fold(false, |any, (a, b)| any | ((*a > 0) & (*b > 0)))
+    }
+
+    /// The resources with at least `n` cards, as a bit set by resource index.
+    #[must_use]
+    pub fn at_least(&self, n: u8) -> u8 {
+        self.0
+            .iter()
+            .enumerate()
+            .fold(0, |m, (i, &c)| m | (u8::from(c >= n) << i))
     }
 
     /// The resources with a non-zero count, in index order.

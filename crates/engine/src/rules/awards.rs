@@ -1,6 +1,6 @@
 //! Longest Road and Largest Army: route length and the holding rules of.
 
-use crate::board::{EdgeMask, Topology, VertexId, VertexMask, topology};
+use crate::board::{EdgeId, EdgeMask, Topology, VertexId, VertexMask, topology};
 use crate::event::Event;
 use crate::game::Game;
 use crate::seat::{MAX_SEATS, Seat};
@@ -14,17 +14,103 @@ pub const LARGEST_ARMY_MIN: u8 = 3;
 /// up, loops count, and an intersection in `blocked` (an opponent's building) cannot
 /// be passed through, though a route may end there.
 ///
-/// A depth-first search from a few start points only: a longest trail can always be
-/// taken to start at an intersection where an odd number of the roads meet (1 or 3)
-/// or at a blocked one, since a trail starting at an unblocked intersection of two
-/// roads can be extended backwards or rotated, except around a component that is a
-/// bare loop of two-road intersections, whose length is its number of roads.
+/// Each trail component (roads joined through unblocked intersections) is measured on
+/// its own: a component without a loop is a tree, whose longest trail is its longest
+/// path, found in one pass; a component with a loop gets a full search.
 #[must_use]
 pub fn longest_route(roads: EdgeMask, blocked: VertexMask) -> u8 {
-    if roads == 0 {
-        return 0;
-    }
     let topo = topology();
+    let mut best = 0;
+    let mut rest = roads;
+    while rest != 0 {
+        let e = EdgeId(rest.trailing_zeros() as u8);
+        let component = trail_component(topo, roads, e, blocked);
+        rest &= !component;
+        best = best.max(component_route(topo, component, blocked));
+    }
+    best
+}
+
+/// The longest trail of one trail component.
+fn component_route(topo: &Topology, component: EdgeMask, blocked: VertexMask) -> u8 {
+    let first = component.trailing_zeros() as usize;
+    let root = topo.edge_vertex_mask[first] & !blocked;
+    if root == 0 {
+        // A road between two blocked intersections is a component of its own.
+        return 1;
+    }
+    let mut tree = Tree {
+        topo,
+        roads: component,
+        blocked,
+        visited: 0,
+        longest: 0,
+        has_loop: false,
+    };
+    tree.height(root.trailing_zeros() as usize, 0);
+    if tree.has_loop {
+        search_route(topo, component, blocked)
+    } else {
+        tree.longest
+    }
+}
+
+/// The longest-path pass over a trail component that may turn out to be a tree.
+/// Blocked intersections are leaves, one per road reaching them.
+struct Tree<'a> {
+    topo: &'a Topology,
+    roads: EdgeMask,
+    blocked: VertexMask,
+    /// Unblocked intersections reached so far; reaching one twice means a loop.
+    visited: VertexMask,
+    /// The longest path found so far.
+    longest: u8,
+    /// A loop was found: the answer needs [`search_route`].
+    has_loop: bool,
+}
+
+impl Tree<'_> {
+    /// The longest path down from `v` (entered through `parent`), recording the
+    /// longest path through `v` on the way.
+    fn height(&mut self, v: usize, parent: EdgeMask) -> u8 {
+        self.visited |= 1 << v;
+        let (mut first, mut second) = (0u8, 0u8);
+        let mut edges = self.topo.vertex_edge_mask[v] & self.roads & !parent;
+        while edges != 0 {
+            let e = edges.trailing_zeros() as usize;
+            edges &= edges - 1;
+            let w = (self.topo.edge_vertex_mask[e] & !(1u64 << v)).trailing_zeros() as usize;
+            let h = if self.blocked & (1 << w) != 0 {
+                1
+            } else if self.visited & (1 << w) != 0 {
+                self.has_loop = true;
+                return 0;
+            } else {
+                let below = self.height(w, 1 << e);
+                if self.has_loop {
+                    return 0;
+                }
+                1 + below
+            };
+            if h > first {
+                second = first;
+                first = h;
+            } else if h > second {
+                second = h;
+            }
+        }
+        self.longest = self.longest.max(first + second);
+        first
+    }
+}
+
+/// The longest trail through `roads` by depth-first search from a few start points
+/// only: a longest trail can always be taken to start at an intersection where an odd
+/// number of the roads meet (1 or 3) or at a blocked one, since a trail starting at an
+/// unblocked intersection of two roads can be extended backwards or rotated, except
+/// around a component that is a bare loop of two-road intersections, whose length is
+/// its number of roads.
+fn search_route(topo: &Topology, roads: EdgeMask, blocked: VertexMask) -> u8 {
     // Bit-sliced degree of every intersection in the road graph (at most 3).
     let (mut odd, mut two_plus): (VertexMask, VertexMask) = (0, 0);
     let mut m = roads;
@@ -70,6 +156,28 @@ fn component_edges(topo: &Topology, roads: EdgeMask, from: VertexMask) -> EdgeMa
             let ends = topo.edge_vertex_mask[new.trailing_zeros() as usize];
             new &= new - 1;
             frontier |= ends & !seen;
+            seen |= ends;
+        }
+    }
+    edges
+}
+
+/// The roads of `roads` that share a trail with `e`: connected to it through
+/// intersections that are not `blocked` (a trail may end at a blocked intersection
+/// but never passes through it).
+fn trail_component(topo: &Topology, roads: EdgeMask, e: EdgeId, blocked: VertexMask) -> EdgeMask {
+    let mut edges = e.bit();
+    let mut seen = topo.edge_vertex_mask[e.index()];
+    let mut frontier = seen & !blocked;
+    while frontier != 0 {
+        let v = frontier.trailing_zeros() as usize;
+        frontier &= frontier - 1;
+        let mut new = topo.vertex_edge_mask[v] & roads & !edges;
+        edges |= new;
+        while new != 0 {
+            let ends = topo.edge_vertex_mask[new.trailing_zeros() as usize];
+            new &= new - 1;
+            frontier |= ends & !seen & !blocked;
             seen |= ends;
         }
     }
@@ -127,12 +235,20 @@ impl Game {
         self.decide_longest_road(out);
     }
 
-    /// After `seat` built a road: only its own route can have changed (its roads grew,
-    /// nobody's buildings moved).
-    pub(crate) fn update_longest_road_after_road(&mut self, seat: Seat, out: &mut Vec<Event>) {
+    /// After `seat` built the road `e`: only its own route can have changed (its roads
+    /// grew, nobody's buildings moved), and only through the roads a trail can reach
+    /// from `e`; every other trail was already counted in the recorded length.
+    pub(crate) fn update_longest_road_after_road(
+        &mut self,
+        seat: Seat,
+        e: EdgeId,
+        out: &mut Vec<Event>,
+    ) {
         let blocked = self.occupied_vertices() & !self.players[seat.index()].buildings();
         let p = &mut self.players[seat.index()];
-        p.road_length = longest_route(p.roads, blocked);
+        let topo = topology();
+        let reachable = trail_component(topo, p.roads, e, blocked);
+        p.road_length = p.road_length.max(component_route(topo, reachable, blocked));
         self.decide_longest_road(out);
     }
 
@@ -209,6 +325,33 @@ mod tests {
             .unwrap_or(0)
     }
 
+    /// Whether some trail component of `roads` holds a loop.
+    fn has_loop(roads: EdgeMask, blocked: VertexMask) -> bool {
+        let topo = topology();
+        let mut rest = roads;
+        while rest != 0 {
+            let e = EdgeId(rest.trailing_zeros() as u8);
+            let component = trail_component(topo, roads, e, blocked);
+            rest &= !component;
+            let root = topo.edge_vertex_mask[e.index()] & !blocked;
+            if root != 0 {
+                let mut tree = Tree {
+                    topo,
+                    roads: component,
+                    blocked,
+                    visited: 0,
+                    longest: 0,
+                    has_loop: false,
+                };
+                tree.height(root.trailing_zeros() as usize, 0);
+                if tree.has_loop {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
     /// `n` random paths grown from random intersections, as one seat builds them.
     fn random_roads(rng: &mut ChaCha8Rng, n: usize) -> EdgeMask {
         let topo = topology();
@@ -243,16 +386,46 @@ mod tests {
     fn the_pruned_search_agrees_with_a_search_from_every_intersection() {
         //
         let mut rng = ChaCha8Rng::seed_from_u64(10);
+        let mut loops = 0;
         for _ in 0..20_000 {
             let n = rng.random_range(0..=15);
             let roads = random_roads(&mut rng, n);
             let blocked = rng.random::<u64>() & rng.random::<u64>() & rng.random::<u64>();
             let blocked = blocked & ((1 << VERTEX_COUNT) - 1);
+            let expected = from_everywhere(roads, blocked);
             assert_eq!(
                 longest_route(roads, blocked),
-                from_everywhere(roads, blocked),
+                expected,
                 "roads {roads:#x}, blocked {blocked:#x}"
             );
+            assert_eq!(
+                search_route(topology(), roads, blocked),
+                expected,
+                "roads {roads:#x}, blocked {blocked:#x}"
+            );
+            loops += usize::from(has_loop(roads, blocked));
+        }
+        // The sample exercises the full search of components with a loop too.
+        assert!(loops > 500, "only {loops} networks with a loop");
+    }
+
+    #[test]
+    fn a_new_road_changes_the_route_only_through_its_trail_component() {
+        // the incremental update after a road equals a search from scratch.
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        for _ in 0..5_000 {
+            let roads = random_roads(&mut rng, 15);
+            let blocked = rng.random::<u64>() & rng.random::<u64>() & ((1 << VERTEX_COUNT) - 1);
+            let (mut built, mut length): (EdgeMask, u8) = (0, 0);
+            let mut m = roads;
+            while m != 0 {
+                let e = EdgeId(m.trailing_zeros() as u8);
+                m &= m - 1;
+                built |= e.bit();
+                let reachable = trail_component(topology(), built, e, blocked);
+                length = length.max(component_route(topology(), reachable, blocked));
+                assert_eq!(length, longest_route(built, blocked), "roads {built:#x}");
+            }
         }
     }
 

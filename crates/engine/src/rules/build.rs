@@ -184,7 +184,7 @@ impl Game {
     fn place_road(&mut self, seat: Seat, e: EdgeId, out: &mut Vec<Event>) {
         self.players[seat.index()].roads |= e.bit();
         out.push(Event::RoadBuilt { seat, edge: e });
-        self.update_longest_road_after_road(seat, out);
+        self.update_longest_road_after_road(seat, e, out);
     }
 
     pub(crate) fn build_city(

@@ -130,26 +130,29 @@ impl Game {
                 n += 1;
             }
         }
+        // Written branch-free into a local buffer of (tile, victim or NOBODY) pairs:
+        // which tiles touch whom is random.
+        const NOBODY: u8 = u8::MAX;
+        let mut buf = [(0u8, NOBODY); TILE_COUNT * MAX_SEATS];
+        let mut len = 0;
         for t in 0..TILE_COUNT as u8 {
-            let tile = TileId(t);
-            if tile == self.robber {
-                continue;
-            }
             let corners = topo.tile_vertex_mask[usize::from(t)];
-            let mut robbed = false;
+            let start = len;
             for &(s, buildings) in &candidates[..n] {
-                if buildings & corners != 0 {
-                    robbed = true;
-                    out.push(Action::MoveRobber {
-                        tile,
-                        victim: Some(Seat(s)),
-                    });
-                }
+                buf[len] = (t, s);
+                len += usize::from(buildings & corners != 0);
             }
-            if !robbed {
-                out.push(Action::MoveRobber { tile, victim: None });
+            buf[len] = (t, NOBODY);
+            len += usize::from(len == start);
+            // The robber must move: drop whatever this tile wrote.
+            if t == self.robber.0 {
+                len = start;
             }
         }
+        out.extend(buf[..len].iter().map(|&(t, s)| Action::MoveRobber {
+            tile: TileId(t),
+            victim: (s != NOBODY).then_some(Seat(s)),
+        }));
     }
 
     fn push_dev_plays(&self, seat: Seat, out: &mut Vec<Action>) {
@@ -192,15 +195,16 @@ impl Game {
         out.push(Action::EndTurn);
         let p = &self.players[seat.index()];
         let hand = p.hand;
-        if p.roads_left() > 0 && hand.contains(&Resources::ROAD) {
+        // The hand first: it is cheaper to test than the supply.
+        if hand.contains(&Resources::ROAD) && p.roads_left() > 0 {
             push_edges(self.road_spots(seat), out);
         }
-        if p.settlements_left() > 0 && hand.contains(&Resources::SETTLEMENT) {
+        if hand.contains(&Resources::SETTLEMENT) && p.settlements_left() > 0 {
             push_vertices(self.settlement_spots(seat), out, |vertex| {
                 Action::BuildSettlement { vertex }
             });
         }
-        if p.cities_left() > 0 && hand.contains(&Resources::CITY) {
+        if hand.contains(&Resources::CITY) && p.cities_left() > 0 {
             push_vertices(p.settlements, out, |vertex| Action::BuildCity { vertex });
         }
         if !self.dev_deck.is_empty() && hand.contains(&Resources::DEV_CARD) {
@@ -208,15 +212,21 @@ impl Game {
         }
         self.push_dev_plays(seat, out);
         // Every ratio is at least 2: skip the harbors when no trade is possible.
-        if hand.0.iter().any(|&n| n >= 2) {
+        let pairs = hand.at_least(2);
+        if pairs != 0 {
             let ratios = self.maritime_ratios(seat);
-            for give in Resource::ALL {
-                if hand.get(give) >= ratios[give.index()] {
-                    for get in Resource::ALL {
-                        if get != give && self.bank.get(get) > 0 {
-                            out.push(Action::MaritimeTrade { give, get });
-                        }
-                    }
+            let mut gives = Resource::ALL.iter().fold(0u8, |m, &r| {
+                m | (u8::from(hand.get(r) >= ratios[r.index()]) << r.index())
+            });
+            let in_bank = self.bank.at_least(1);
+            while gives != 0 {
+                let give = Resource::ALL[gives.trailing_zeros() as usize];
+                gives &= gives - 1;
+                let mut gets = in_bank & !(1 << give.index());
+                while gets != 0 {
+                    let get = Resource::ALL[gets.trailing_zeros() as usize];
+                    gets &= gets - 1;
+                    out.push(Action::MaritimeTrade { give, get });
                 }
             }
         }

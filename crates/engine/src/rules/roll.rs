@@ -62,23 +62,27 @@ impl Game {
         let topo = topology();
         let players = usize::from(self.options.players);
         let mut owed = [Resources::ZERO; MAX_SEATS];
+        let occupied = self.occupied_vertices();
         // The resources anyone is owed, as a bit set by resource index.
         let mut kinds = 0u8;
-        for t in 0..TILE_COUNT {
-            if self.map.numbers[t] != number || self.robber.index() == t {
-                continue;
-            }
+        let robber = 1u32.checked_shl(u32::from(self.robber.0)).unwrap_or(0);
+        let mut tiles = tiles_numbered(&self.map.numbers, number) & !robber;
+        while tiles != 0 {
+            let t = tiles.trailing_zeros() as usize;
+            tiles &= tiles - 1;
             let Some(r) = self.map.terrain[t].resource() else {
                 continue;
             };
-            let corners = topo.tile_vertex_mask[t];
-            for (o, p) in owed[..players].iter_mut().zip(&self.players) {
-                let (settlements, cities) = (p.settlements & corners, p.cities & corners);
-                if settlements | cities != 0 {
-                    // 1 card per settlement, 2 per city; at most 6 corners.
-                    let n = settlements.count_ones() + 2 * cities.count_ones();
+            // Each building on the tile's corners pays its owner: 1 card per settlement,
+            // 2 per city. Counted corner by corner, without a branch per seat.
+            let mut built = occupied & topo.tile_vertex_mask[t];
+            kinds |= u8::from(built != 0) << r.index();
+            while built != 0 {
+                let v = built.trailing_zeros();
+                built &= built - 1;
+                for (o, p) in owed[..players].iter_mut().zip(&self.players) {
+                    let n = ((p.settlements >> v) & 1) + 2 * ((p.cities >> v) & 1);
                     *o.get_mut(r) += n as u8;
-                    kinds |= 1 << r.index();
                 }
             }
         }
@@ -86,10 +90,9 @@ impl Game {
             return;
         }
         let mut got = [Resources::ZERO; MAX_SEATS];
-        for r in Resource::ALL {
-            if kinds & (1 << r.index()) == 0 {
-                continue;
-            }
+        while kinds != 0 {
+            let r = Resource::ALL[kinds.trailing_zeros() as usize];
+            kinds &= kinds - 1;
             let total: u32 = owed[..players].iter().map(|o| u32::from(o.get(r))).sum();
             let in_bank = self.bank.get(r);
             if u32::from(in_bank) >= total {
@@ -113,6 +116,51 @@ impl Game {
                     seat: Seat(s as u8),
                     cards: *cards,
                 });
+            }
+        }
+    }
+}
+
+/// The tiles carrying `number`, as a bit set by tile index: the 19 tokens compared
+/// eight at a time, without a branch per tile.
+fn tiles_numbered(numbers: &[u8; TILE_COUNT], number: u8) -> u32 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut mask = 0u32;
+    for (i, chunk) in numbers.chunks(8).enumerate() {
+        let mut bytes = [number ^ 0xff; 8];
+        bytes[..chunk.len()].copy_from_slice(chunk);
+        let x = u64::from_le_bytes(bytes) ^ (u64::from(number) * 0x0101_0101_0101_0101);
+        // High bit of each byte set where the byte of `x` is zero (exact, no borrows).
+        let zero = !(((x & LOW7) + LOW7) | x) & HIGH;
+        // Gather the eight high bits into one byte.
+        let bits = ((zero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32;
+        mask |= bits << (8 * i);
+    }
+    mask
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiles_numbered_finds_exactly_the_tiles_with_the_number() {
+        let mut numbers = [0u8; TILE_COUNT];
+        for seed in 0..2_000u32 {
+            for (t, n) in numbers.iter_mut().enumerate() {
+                *n = ((seed.wrapping_mul(2_654_435_761) >> (t % 13)) as u8).wrapping_add(t as u8)
+                    % 14;
+            }
+            for number in 0..=255u8 {
+                let naive = (0..TILE_COUNT)
+                    .filter(|&t| numbers[t] == number)
+                    .fold(0u32, |m, t| m | 1 << t);
+                assert_eq!(
+                    tiles_numbered(&numbers, number),
+                    naive,
+                    "{numbers:?} {number}"
+                );
             }
         }
     }

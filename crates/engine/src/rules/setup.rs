@@ -54,7 +54,7 @@ impl Game {
     ) {
         self.players[seat.index()].roads |= e.bit();
         out.push(Event::RoadBuilt { seat, edge: e });
-        self.update_longest_road_after_road(seat, out);
+        self.update_longest_road_after_road(seat, e, out);
         let next = index + 1;
         if next == 2 * self.options.players {
             // the first player starts the first normal turn.

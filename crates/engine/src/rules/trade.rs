@@ -25,25 +25,14 @@ impl Game {
     pub(crate) fn maritime_ratios(&self, seat: Seat) -> [u8; 5] {
         let topo = topology();
         let own = self.players[seat.index()].buildings();
-        let mut ratios = [4; 5];
-        if own == 0 {
-            return ratios;
-        }
-        let mut generic = false;
+        // Harbors in reach as a bit set: bit r for a 2:1 harbor of r, bit 5 for 3:1.
+        let mut reach = 0u8;
         for h in &self.map.harbors {
-            if own & topo.edge_vertex_mask[h.edge.index()] != 0 {
-                match h.resource {
-                    Some(r) => ratios[r.index()] = 2,
-                    None => generic = true,
-                }
-            }
+            let touched = own & topo.edge_vertex_mask[h.edge.index()] != 0;
+            reach |= u8::from(touched) << h.resource.map_or(5, Resource::index);
         }
-        if generic {
-            for r in &mut ratios {
-                *r = (*r).min(3);
-            }
-        }
-        ratios
+        let base = if reach & (1 << 5) != 0 { 3 } else { 4 };
+        std::array::from_fn(|r| if reach & (1 << r) != 0 { 2 } else { base })
     }
 
     /// trades happen in the current player's trade-and-build phase only.
