@@ -36,15 +36,25 @@ fn options() -> impl Strategy<Value = GameOptions> {
 }
 
 /// Plays up to `steps` actions of a random game, calling `each` after every one with
-/// the game before, the actor and action, the events and the game after.
+/// the step, the game before, the actor and action, the events and the game after.
 fn playout(
     options: GameOptions,
     game_seed: u64,
     player_seed: u64,
     steps: usize,
+    each: impl FnMut(usize, &Game, Actor, Action, &[Event], &Game),
+) -> Game {
+    let game = Game::new(options, game_seed).expect("valid options");
+    playout_from(game, player_seed, steps, each)
+}
+
+/// Like [`playout`], from a given game.
+fn playout_from(
+    mut game: Game,
+    player_seed: u64,
+    steps: usize,
     mut each: impl FnMut(usize, &Game, Actor, Action, &[Event], &Game),
 ) -> Game {
-    let mut game = Game::new(options, game_seed).expect("valid options");
     let mut player = RandomPlayer::new(player_seed, Style::FULL);
     for step in 0..steps {
         let Some((actor, action)) = player.choose(&game) else {
@@ -64,6 +74,13 @@ fn playout(
     game
 }
 
+/// Panics with the step and action if `game` breaks an invariant.
+fn assert_invariants(step: usize, actor: Actor, action: Action, game: &Game) {
+    if let Err(e) = invariants::check(game) {
+        panic!("step {step} after {actor:?} {action:?}: {e}");
+    }
+}
+
 /// `cases` random games per property, shrinking briefly on failure.
 fn config(cases: u32) -> ProptestConfig {
     ProptestConfig {
@@ -74,7 +91,7 @@ fn config(cases: u32) -> ProptestConfig {
 }
 
 proptest! {
-    #![proptest_config(config(64))]
+    #![proptest_config(config(48))]
 
     /// ..R-10.3 via `invariants::check`.
     #[test]
@@ -84,16 +101,47 @@ proptest! {
         let start = Game::new(options, game_seed).unwrap();
         prop_assert_eq!(invariants::check(&start), Ok(()));
         playout(options, game_seed, player_seed, STEPS, |step, _, actor, action, _, after| {
-            if let Err(e) = invariants::check(after) {
-                panic!("step {step} after {actor:?} {action:?}: {e}");
-            }
+            assert_invariants(step, actor, action, after);
         });
+    }
+
+    /// with the bank all but empty (its cards moved into the
+    /// hands), shortages, short Years of Plenty and refused maritime trades keep the
+    /// invariants, and listing and `apply` still agree.
+    #[test]
+    fn a_nearly_empty_bank_keeps_every_invariant_and_the_listing_exact(
+        options in options(), game_seed: u64, player_seed: u64,
+        left in prop::array::uniform5(0u8..=2),
+    ) {
+        let game = with_drained_bank(&after_setup(options, game_seed, player_seed), left);
+        prop_assert_eq!(invariants::check(&game), Ok(()));
+        playout_from(game, player_seed, STEPS / 2, |step, _, actor, action, _, after| {
+            assert_invariants(step, actor, action, after);
+            every_listed_action_applies(after);
+        });
+    }
+}
+
+proptest! {
+    #![proptest_config(config(2))]
+
+    /// whole games, to a winner, through an empty
+    /// development deck and exhausted supplies, keep every invariant.
+    #[test]
+    fn complete_games_keep_every_invariant_until_someone_wins(
+        players in 3u8..=4, vp_target in 8u8..=10, game_seed: u64, player_seed: u64,
+    ) {
+        let options = GameOptions { players, vp_target, map: MapKind::Random };
+        let end = playout(options, game_seed, player_seed, 30_000, |step, _, actor, action, _, after| {
+            assert_invariants(step, actor, action, after);
+        });
+        prop_assert!(end.winner().is_some(), "no winner after 30000 actions");
     }
 
 }
 
 proptest! {
-    #![proptest_config(config(24))]
+    #![proptest_config(config(20))]
 
     /// `apply` accepts an action exactly when `legal_actions` lists it; a refusal
     /// leaves the game byte-identical (STYLE 4, R-4..R-9).
@@ -103,13 +151,16 @@ proptest! {
         probes in prop::collection::vec(probe_spec(), 64),
     ) {
         let mut i = 0;
-        playout(options, game_seed, player_seed, STEPS, |_, _, _, _, _, after| {
+        playout(options, game_seed, player_seed, STEPS, |step, _, _, _, _, after| {
             for _ in 0..2 {
                 let (by, action) = probes[i % probes.len()].resolve(after);
                 i += 1;
                 probe(after, by, action);
             }
             every_listed_action_applies(after);
+            if step % 40 == 39 {
+                every_accepted_action_is_listed(after);
+            }
         });
     }
 
@@ -351,6 +402,89 @@ fn every_listed_action_applies(game: &Game) {
     }
 }
 
+/// Every action with finitely many arguments (all kinds but the three listed by a
+/// representative), a few out of range, for every seat and the system: exactly the
+/// listed ones are accepted, and a refusal leaves the game as it was.
+fn every_accepted_action_is_listed(game: &Game) {
+    let mut candidates = vec![
+        Action::RollDice,
+        Action::BuyDevCard,
+        Action::PlayKnight,
+        Action::PlayRoadBuilding,
+        Action::EndTurn,
+        Action::TimeOut,
+    ];
+    for i in 0..56 {
+        candidates.push(Action::BuildSettlement {
+            vertex: VertexId(i),
+        });
+        candidates.push(Action::BuildCity {
+            vertex: VertexId(i),
+        });
+    }
+    candidates.extend((0..74).map(|e| Action::BuildRoad { edge: EdgeId(e) }));
+    for t in 0..20 {
+        let victims = (0..5).map(|v| Some(Seat(v))).chain([None]);
+        candidates.extend(victims.map(|victim| Action::MoveRobber {
+            tile: TileId(t),
+            victim,
+        }));
+    }
+    for r in Resource::ALL {
+        candidates.push(Action::PlayMonopoly { resource: r });
+        candidates.push(Action::PlayYearOfPlenty {
+            take: Resources::single(r, 1),
+        });
+        for q in Resource::ALL {
+            candidates.push(Action::MaritimeTrade { give: r, get: q });
+            if q >= r {
+                let mut take = Resources::single(r, 1);
+                *take.get_mut(q) += 1;
+                candidates.push(Action::PlayYearOfPlenty { take });
+            }
+        }
+    }
+    candidates.push(Action::PlayYearOfPlenty {
+        take: Resources::ZERO,
+    });
+    let ids = game
+        .offers()
+        .iter()
+        .map(|o| o.id)
+        .chain([catan_engine::OfferId(999)]);
+    for offer in ids {
+        candidates.push(Action::AcceptOffer { offer });
+        candidates.push(Action::RejectOffer { offer });
+        candidates.push(Action::WithdrawOffer { offer });
+        candidates.push(Action::ExpireOffer { offer });
+        candidates.extend((0..5).map(|w| Action::ConfirmTrade {
+            offer,
+            with: Seat(w),
+        }));
+    }
+    let actors = (0..=game.options().players)
+        .map(|s| Actor::Seat(Seat(s)))
+        .chain([Actor::System]);
+    for by in actors {
+        let listed = game.legal_actions(by);
+        let mut trial = game.clone();
+        for &a in &candidates {
+            let accepted = trial.apply(by, a).is_ok();
+            assert_eq!(
+                accepted,
+                listed.contains(&a),
+                "{by:?} {a:?}: accepted {accepted} in {:?}",
+                game.phase()
+            );
+            if accepted {
+                trial = game.clone();
+            } else {
+                assert!(trial == *game, "refused {a:?} changed the game");
+            }
+        }
+    }
+}
+
 // ----- views -------------------------------------------------------------------------
 
 const PUBLIC_PLAYER_KEYS: [&str; 9] = [
@@ -459,6 +593,35 @@ fn with_other_hidden_cards(game: &Game, seat: Seat) -> Game {
     g.seed = other.seed;
     g.rng = other.rng;
     g.dev_deck.reverse();
+    serde_json::from_str(&serde_json::to_string(&g).unwrap()).expect("still a game")
+}
+
+/// A random game played until the first normal turn.
+fn after_setup(options: GameOptions, game_seed: u64, player_seed: u64) -> Game {
+    let mut game = Game::new(options, game_seed).unwrap();
+    let mut player = RandomPlayer::new(player_seed, Style::QUIET);
+    while game.turn() == 0 {
+        let (by, a) = player.choose(&game).expect("setup goes on");
+        game.apply(by, a).unwrap();
+    }
+    game
+}
+
+/// Moves all but `left[r]` cards of each resource from the bank into the hands, seat
+/// by seat, so conservation still holds.
+fn with_drained_bank(game: &Game, left: [u8; 5]) -> Game {
+    let mut g = parts(game);
+    let mut bank: Resources = serde_json::from_value(g.bank.clone()).unwrap();
+    let n = usize::from(game.options().players);
+    for r in Resource::ALL {
+        let mut seat = 0;
+        while bank.get(r) > left[r.index()] {
+            *bank.get_mut(r) -= 1;
+            *g.players[seat % n].hand.get_mut(r) += 1;
+            seat += 1;
+        }
+    }
+    g.bank = serde_json::to_value(bank).unwrap();
     serde_json::from_str(&serde_json::to_string(&g).unwrap()).expect("still a game")
 }
 
