@@ -247,9 +247,12 @@ fn check_routes(game: &Game) -> Result<(), String> {
     Ok(())
 }
 
-/// The longest trail in `roads`, searched edge by edge: each state is the last road
-/// used and the intersection it leads to. `blocked` intersections end a trail.
-fn longest_trail(roads: EdgeMask, blocked: VertexMask) -> u8 {
+/// The longest trail in `roads`, searched edge by edge by brute force: each
+/// state is the last road used and the intersection it leads to; `blocked`
+/// intersections (opponents' buildings) end a trail. Deliberately naive and
+/// independent of [`crate::rules::longest_route`], against which tests compare it.
+#[must_use]
+pub fn longest_trail(roads: EdgeMask, blocked: VertexMask) -> u8 {
     let mut best = 0;
     for e in 0..EDGE_COUNT {
         if roads & (1u128 << e) == 0 {

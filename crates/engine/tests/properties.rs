@@ -217,6 +217,43 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(config(4000))]
+
+    /// the engine's route length agrees with a brute-force search on random
+    /// networks of up to 15 roads (random walks, so loops and branches abound) with
+    /// random opponents' buildings blocking intersections.
+    #[test]
+    fn the_longest_route_agrees_with_a_brute_force_search(
+        walks in prop::collection::vec((0u8..54, prop::collection::vec(0usize..3, 1..=10)), 1..=3),
+        block_a: u64,
+        block_b: u64,
+    ) {
+        let topo = catan_engine::board::topology();
+        let mut roads: u128 = 0;
+        let mut touched: u64 = 0;
+        for (start, turns) in &walks {
+            let mut at = VertexId(*start);
+            for &t in turns {
+                if roads.count_ones() == 15 {
+                    break;
+                }
+                let edges = &topo.vertex_edges[at.index()];
+                let e = edges[t % edges.len()];
+                roads |= e.bit();
+                touched |= topo.edge_vertex_mask[e.index()];
+                at = topo.other_end(e, at);
+            }
+        }
+        let blocked = block_a & block_b & touched;
+        prop_assert_eq!(
+            catan_engine::rules::longest_route(roads, blocked),
+            invariants::longest_trail(roads, blocked),
+            "roads {:#x}, blocked {:#x}", roads, blocked
+        );
+    }
+}
+
 // ----- arbitrary actions -------------------------------------------------------------
 
 fn seat() -> impl Strategy<Value = Seat> {
