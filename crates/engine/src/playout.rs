@@ -73,7 +73,7 @@ impl RandomPlayer {
     pub fn new(seed: u64) -> RandomPlayer {
         RandomPlayer {
             rng: ChaCha8Rng::seed_from_u64(seed),
-            actions: Vec::with_capacity(128),
+            actions: Vec::with_capacity(256),
         }
     }
 
