@@ -55,6 +55,12 @@ pub enum LobbyError {
     /// The server is shutting down.
     #[error("the server is shutting down")]
     ShuttingDown,
+    /// The database is unreachable; nothing was changed.
+    #[error("the game store is unavailable; try again shortly")]
+    StoreUnavailable,
+    /// The game is still being played (replays are for finished games).
+    #[error("the game is not finished yet")]
+    GameNotFinished,
 }
 
 impl LobbyError {
@@ -77,6 +83,8 @@ impl LobbyError {
             LobbyError::BadRequest(_) => "bad_request",
             LobbyError::OriginNotAllowed => "origin_not_allowed",
             LobbyError::ShuttingDown => "shutting_down",
+            LobbyError::StoreUnavailable => "store_unavailable",
+            LobbyError::GameNotFinished => "game_not_finished",
         }
     }
 
@@ -97,7 +105,10 @@ impl LobbyError {
             LobbyError::SpectatorsNotAllowed | LobbyError::OriginNotAllowed => {
                 StatusCode::FORBIDDEN
             }
-            LobbyError::TooManyRooms | LobbyError::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
+            LobbyError::TooManyRooms | LobbyError::ShuttingDown | LobbyError::StoreUnavailable => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
+            LobbyError::GameNotFinished => StatusCode::CONFLICT,
         }
     }
 

@@ -19,11 +19,13 @@
 pub mod bot;
 pub mod config;
 pub mod error;
+pub mod history;
 pub mod lobby;
 pub mod origin;
 pub mod protocol;
 pub mod registry;
 pub mod room;
+pub mod store;
 pub mod token;
 pub mod ws;
 
@@ -40,6 +42,8 @@ pub use config::Config;
 /// What every request handler shares.
 #[derive(Clone)]
 pub struct AppState {
+    /// Where games are kept.
+    pub store: Arc<dyn store::Store>,
     /// Server configuration.
     pub config: Arc<Config>,
     /// The rooms.
@@ -55,9 +59,10 @@ pub struct AppState {
 impl AppState {
     /// Fresh state for `config`.
     #[must_use]
-    pub fn new(config: Config) -> AppState {
+    pub fn new(config: Config, store: Arc<dyn store::Store>) -> AppState {
         let (tx, rx) = watch::channel(false);
         AppState {
+            store,
             origins: Arc::new(origin::OriginPolicy::new(&config.allowed_origins)),
             config: Arc::new(config),
             rooms: Arc::new(registry::Rooms::default()),
@@ -77,6 +82,10 @@ pub fn app(state: AppState) -> Router {
     let cors = state.origins.cors();
     Router::new()
         .route("/healthz", get(|| async { "ok" }))
+        .route("/readyz", get(readyz))
+        .route("/api/games", get(history::list_games))
+        .route("/api/games/{id}", get(history::get_game))
+        .route("/api/games/{id}/replay", get(history::replay))
         .route(
             "/api/rooms",
             post(lobby::create_room).get(lobby::list_rooms),
@@ -91,17 +100,48 @@ pub fn app(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// Serves `app` on `listener` until `shutdown` completes, then closes every
-/// WebSocket with code 1001 and returns once connections have drained.
+/// `GET /readyz`: 200 when the store answers (migrations ran at start-up), else 503.
+async fn readyz(
+    axum::extract::State(state): axum::extract::State<AppState>,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    match state.store.health().await {
+        Ok(()) => "ready".into_response(),
+        Err(e) => {
+            tracing::warn!(error = %e, "store not ready");
+            error::LobbyError::StoreUnavailable.into_response()
+        }
+    }
+}
+
+/// Opens the store named by the configuration (applying migrations), restores the
+/// unfinished games it holds, and serves until `shutdown` completes.
 ///
 /// # Errors
-/// I/O errors of the listener.
+/// If the store cannot be opened, or I/O errors of the listener.
 pub async fn run(
     listener: TcpListener,
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let state = AppState::new(config);
+    let store = store::SqlStore::connect(&config.database_url)
+        .await
+        .map_err(std::io::Error::other)?;
+    serve(listener, AppState::new(config, Arc::new(store)), shutdown).await
+}
+
+/// Restores the store's unfinished games as rooms, then serves `state` on
+/// `listener` until `shutdown` completes; then closes every WebSocket with code 1001
+/// and returns once connections have drained.
+///
+/// # Errors
+/// If the store cannot list games, or I/O errors of the listener.
+pub async fn serve(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    restore_rooms(&state).await.map_err(std::io::Error::other)?;
     let router = app(state.clone());
     let stopper = state.clone();
     axum::serve(listener, router)
@@ -111,4 +151,23 @@ pub async fn run(
             stopper.begin_shutdown();
         })
         .await
+}
+
+/// Brings back every unfinished game of the store as a live room.
+async fn restore_rooms(state: &AppState) -> Result<(), store::StoreError> {
+    let games = state.store.unfinished_games().await?;
+    for record in games {
+        let id = record.game.id;
+        let actions = state.store.actions(id).await?;
+        let n = actions.len();
+        match room::RoomHandle::restore(state.config.clone(), state.store.clone(), record, &actions)
+        {
+            Ok(handle) => {
+                state.rooms.insert(handle);
+                tracing::info!(room = %id, actions = n, "restored game");
+            }
+            Err(e) => tracing::error!(room = %id, error = %e, "could not restore game"),
+        }
+    }
+    Ok(())
 }

@@ -189,6 +189,8 @@ pub struct GameOverInfo {
     pub scores: Vec<FinalScore>,
     /// The game's seed, revealed only now, as a decimal string (it exceeds 2^53).
     pub seed: String,
+    /// The salt of the seed commitment, revealed with the seed.
+    pub seed_salt: String,
 }
 
 // ----- HTTP lobby --------------------------------------------------------------
@@ -257,6 +259,10 @@ pub struct RoomInfo {
     pub seats: Vec<SeatInfo>,
     /// Creation time, Unix ms.
     pub created_at: u64,
+    /// SHA-256 of `"{seed}:{seed_salt}"`, published when the game starts; the seed
+    /// and salt are revealed at the end so anyone can check every roll and shuffle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed_commitment: Option<String>,
 }
 
 /// Where a room is in its life.

@@ -10,6 +10,7 @@ use crate::config::Config;
 use crate::error::LobbyError;
 use crate::protocol::RoomOptions;
 use crate::room::RoomHandle;
+use crate::store::Store;
 
 /// All rooms, newest last.
 #[derive(Debug, Default)]
@@ -34,15 +35,23 @@ impl Rooms {
         config: &Arc<Config>,
         options: RoomOptions,
         host_token: String,
+        store: Arc<dyn Store>,
     ) -> Result<RoomHandle, LobbyError> {
         let mut inner = self.inner.write().expect("rooms lock");
         if inner.by_id.len() >= config.max_rooms {
             return Err(LobbyError::TooManyRooms);
         }
-        let handle = RoomHandle::spawn(config.clone(), options, host_token);
+        let handle = RoomHandle::spawn(config.clone(), options, host_token, store);
         inner.order.push(handle.id);
         inner.by_id.insert(handle.id, handle.clone());
         Ok(handle)
+    }
+
+    /// Registers a room restored from the store.
+    pub fn insert(&self, handle: RoomHandle) {
+        let mut inner = self.inner.write().expect("rooms lock");
+        inner.order.push(handle.id);
+        inner.by_id.insert(handle.id, handle);
     }
 
     /// The room with this id.

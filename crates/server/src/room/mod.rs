@@ -16,6 +16,7 @@ use crate::error::LobbyError;
 use crate::protocol::{
     AddBotRequest, AddBotResponse, ClientMessage, RoomInfo, RoomOptions, TakeSeatResponse,
 };
+use crate::store::{ActionRecord, GameRecord, Store};
 
 pub use task::RoomTask;
 
@@ -118,7 +119,12 @@ pub struct RoomHandle {
 impl RoomHandle {
     /// Creates a room and spawns its task.
     #[must_use]
-    pub fn spawn(config: Arc<Config>, options: RoomOptions, host_token: String) -> RoomHandle {
+    pub fn spawn(
+        config: Arc<Config>,
+        options: RoomOptions,
+        host_token: String,
+        store: Arc<dyn Store>,
+    ) -> RoomHandle {
         let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
         let id = Uuid::new_v4();
         let handle = RoomHandle {
@@ -126,9 +132,34 @@ impl RoomHandle {
             listed: options.listed,
             tx,
         };
-        let task = RoomTask::new(id, config, options, host_token, rx, handle.clone());
+        let task = RoomTask::new(id, config, options, host_token, store, rx, handle.clone());
         tokio::spawn(task.run());
         handle
+    }
+
+    /// Brings back a stored, unfinished game as a running room, its bots reseated.
+    ///
+    /// # Errors
+    /// If the stored log does not replay.
+    pub fn restore(
+        config: Arc<Config>,
+        store: Arc<dyn Store>,
+        record: GameRecord,
+        actions: &[ActionRecord],
+    ) -> Result<RoomHandle, String> {
+        let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
+        let handle = RoomHandle {
+            id: record.game.id,
+            listed: record.game.options.listed,
+            tx,
+        };
+        let think = config.bot_think();
+        let (task, bots) = RoomTask::restore(record, actions, config, store, rx, handle.clone())?;
+        tokio::spawn(task.run());
+        for (token, kind) in bots {
+            crate::bot::spawn(handle.clone(), token, think, kind, rand::random());
+        }
+        Ok(handle)
     }
 
     async fn ask<T>(

@@ -20,6 +20,7 @@ use crate::protocol::{
     MAX_REQUEST_ID_BYTES, Occupant, OfferDeadline, PROTOCOL_VERSION, RoomInfo, RoomOptions,
     RoomStatus, SeatInfo, ServerMessage, Snapshot, TakeSeatResponse, close,
 };
+use crate::store::{self, ActionRecord, Finish, GameRecord, NewGame, PlayerRecord, Store};
 use crate::token;
 
 /// Unix time in milliseconds.
@@ -45,8 +46,8 @@ fn instant_ms(at: Instant) -> u64 {
 struct SeatState {
     /// Who sits here.
     occupant: Option<Occupant>,
-    /// The seat's secret, compared in constant time.
-    token: Option<String>,
+    /// SHA-256 of the seat's secret token (the token itself is never kept).
+    token_hash: Option<String>,
     /// The connection currently attached to the seat.
     conn: Option<ConnId>,
 }
@@ -81,8 +82,14 @@ pub struct RoomTask {
     options: RoomOptions,
     /// Creation time, Unix ms.
     created_at: u64,
-    /// Secret for host-only calls.
-    host_token: String,
+    /// SHA-256 of the secret for host-only calls.
+    host_token_hash: String,
+    /// Where games, actions and results are written before anyone hears of them.
+    store: Arc<dyn Store>,
+    /// Salt of the seed commitment, once started.
+    seed_salt: Option<String>,
+    /// Published commitment to the seed, once started.
+    seed_commitment: Option<String>,
     /// Lobby, playing or finished.
     status: RoomStatus,
     /// Seats, `options.players` long.
@@ -119,6 +126,7 @@ impl RoomTask {
         config: Arc<Config>,
         options: RoomOptions,
         host_token: String,
+        store: Arc<dyn Store>,
         rx: mpsc::Receiver<Command>,
         handle: RoomHandle,
     ) -> RoomTask {
@@ -126,7 +134,10 @@ impl RoomTask {
             id,
             config,
             created_at: now_ms(),
-            host_token,
+            host_token_hash: store::sha256_hex(&host_token),
+            store,
+            seed_salt: None,
+            seed_commitment: None,
             status: RoomStatus::Lobby,
             seats: (0..options.players).map(|_| SeatState::default()).collect(),
             options,
@@ -145,6 +156,93 @@ impl RoomTask {
         }
     }
 
+    /// Rebuilds a room from its stored game by replaying the action log through the
+    /// engine. Bots get fresh tokens (returned, to be started by the caller); people
+    /// keep theirs, since only their hashes were stored.
+    ///
+    /// # Errors
+    /// A description of the first action the engine refuses (a corrupt log).
+    pub(crate) fn restore(
+        record: GameRecord,
+        actions: &[ActionRecord],
+        config: Arc<Config>,
+        store: Arc<dyn Store>,
+        rx: mpsc::Receiver<Command>,
+        handle: RoomHandle,
+    ) -> Result<(RoomTask, Vec<(String, crate::protocol::BotKind)>), String> {
+        let g = &record.game;
+        let options = GameOptions {
+            players: g.options.players,
+            vp_target: g.options.vp_target,
+            map: g.options.map,
+        };
+        let mut game = Game::new(options, g.seed).map_err(|e| e.to_string())?;
+        let mut log = Vec::with_capacity(actions.len());
+        for (i, a) in actions.iter().enumerate() {
+            if a.seq != i as u64 {
+                return Err(format!("action log has a gap at {i}"));
+            }
+            game.apply(a.actor(), a.action)
+                .map_err(|e| format!("stored action {i} refused on replay: {}", e.code()))?;
+            log.push((a.actor(), a.action));
+        }
+        let mut bots = Vec::new();
+        let seats = record
+            .players
+            .iter()
+            .map(|p| {
+                let token_hash = match p.bot {
+                    Some(kind) => {
+                        let t = token::new_token();
+                        let h = store::sha256_hex(&t);
+                        bots.push((t, kind));
+                        h
+                    }
+                    None => p.token_hash.clone(),
+                };
+                SeatState {
+                    occupant: Some(Occupant {
+                        name: p.name.clone(),
+                        bot: p.bot,
+                    }),
+                    token_hash: Some(token_hash),
+                    conn: None,
+                }
+            })
+            .collect();
+        let offers = game.offers().iter().map(|o| o.id).collect::<Vec<_>>();
+        let timeout = Duration::from_secs(u64::from(g.options.trade_timeout_secs));
+        let mut task = RoomTask {
+            id: g.id,
+            config,
+            options: g.options,
+            created_at: g.created_at,
+            host_token_hash: g.host_token_hash.clone(),
+            store,
+            seed_salt: Some(g.seed_salt.clone()),
+            seed_commitment: Some(g.seed_commitment.clone()),
+            status: RoomStatus::Playing,
+            seats,
+            game: Some(game),
+            seq: actions.last().map_or(0, |a| a.room_seq),
+            actions: log,
+            backlog: VecDeque::new(),
+            conns: HashMap::new(),
+            next_conn: 1,
+            phase_deadline: None,
+            phase_key: None,
+            offer_deadlines: offers
+                .into_iter()
+                .map(|o| (o, Instant::now() + timeout))
+                .collect(),
+            game_over: None,
+            rx,
+            handle,
+        };
+        task.update_phase_deadline();
+        Ok((task, bots))
+    }
+
     /// Serves commands and timers until every handle is gone.
     pub async fn run(mut self) {
         let span = info_span!("room", room = %self.id);
@@ -154,10 +252,10 @@ impl RoomTask {
                 let next = self.next_deadline();
                 tokio::select! {
                     cmd = self.rx.recv() => match cmd {
-                        Some(cmd) => self.handle_command(cmd),
+                        Some(cmd) => self.handle_command(cmd).await,
                         None => break,
                     },
-                    () = sleep_until(next), if next.is_some() => self.fire_timers(),
+                    () = sleep_until(next), if next.is_some() => self.fire_timers().await,
                 }
             }
             info!("room closed");
@@ -174,7 +272,7 @@ impl RoomTask {
         }
     }
 
-    fn handle_command(&mut self, cmd: Command) {
+    async fn handle_command(&mut self, cmd: Command) {
         match cmd {
             Command::Info(reply) => {
                 let _ = reply.send(self.info());
@@ -196,7 +294,7 @@ impl RoomTask {
                 let _ = reply.send(self.add_bot(&host_token, request));
             }
             Command::Start { host_token, reply } => {
-                let _ = reply.send(self.start(&host_token));
+                let _ = reply.send(self.start(&host_token).await);
             }
             Command::Connect {
                 token,
@@ -206,7 +304,7 @@ impl RoomTask {
                 let _ = reply.send(self.connect(token.as_deref(), last_seq));
             }
             Command::Disconnect { conn } => self.disconnect(conn),
-            Command::Client { conn, msg } => self.client_message(conn, msg),
+            Command::Client { conn, msg } => self.client_message(conn, msg).await,
         }
     }
 
@@ -228,11 +326,12 @@ impl RoomTask {
                 })
                 .collect(),
             created_at: self.created_at,
+            seed_commitment: self.seed_commitment.clone(),
         }
     }
 
     fn check_host(&self, host_token: &str) -> Result<(), LobbyError> {
-        if token::matches(&self.host_token, host_token) {
+        if token::matches(&self.host_token_hash, &store::sha256_hex(host_token)) {
             Ok(())
         } else {
             Err(LobbyError::NotHost)
@@ -275,7 +374,7 @@ impl RoomTask {
         let token = token::new_token();
         self.seats[index] = SeatState {
             occupant: Some(Occupant { name, bot }),
-            token: Some(token.clone()),
+            token_hash: Some(store::sha256_hex(&token)),
             conn: None,
         };
         let seat = Seat(u8::try_from(index).unwrap_or(0));
@@ -286,7 +385,12 @@ impl RoomTask {
 
     fn leave_seat(&mut self, seat: Seat, token: &str) -> Result<(), LobbyError> {
         let s = self.seats.get(seat.index()).ok_or(LobbyError::NoSuchSeat)?;
-        if !s.token.as_deref().is_some_and(|t| token::matches(t, token)) {
+        let given = store::sha256_hex(token);
+        if !s
+            .token_hash
+            .as_deref()
+            .is_some_and(|t| token::matches(t, &given))
+        {
             return Err(LobbyError::InvalidToken);
         }
         if self.status != RoomStatus::Lobby {
@@ -320,7 +424,7 @@ impl RoomTask {
         Ok(AddBotResponse { seat })
     }
 
-    fn start(&mut self, host_token: &str) -> Result<RoomInfo, LobbyError> {
+    async fn start(&mut self, host_token: &str) -> Result<RoomInfo, LobbyError> {
         self.check_host(host_token)?;
         if self.status != RoomStatus::Lobby {
             return Err(LobbyError::AlreadyStarted);
@@ -334,9 +438,45 @@ impl RoomTask {
             map: self.options.map,
         };
         let seed: u64 = rand::random();
+        let salt = token::new_token();
+        let commitment = store::seed_commitment(seed, &salt);
         let game =
             Game::new(options, seed).map_err(|e| LobbyError::InvalidOptions(e.to_string()))?;
+        let record = NewGame {
+            id: self.id,
+            options: self.options,
+            seed,
+            seed_salt: salt.clone(),
+            seed_commitment: commitment.clone(),
+            host_token_hash: self.host_token_hash.clone(),
+            created_at: self.created_at,
+            started_at: now_ms(),
+            players: self
+                .seats
+                .iter()
+                .enumerate()
+                .map(|(i, s)| PlayerRecord {
+                    seat: Seat(u8::try_from(i).unwrap_or(0)),
+                    name: s
+                        .occupant
+                        .as_ref()
+                        .map(|o| o.name.clone())
+                        .unwrap_or_default(),
+                    bot: s.occupant.as_ref().and_then(|o| o.bot),
+                    token_hash: s.token_hash.clone().unwrap_or_default(),
+                    final_vp: None,
+                    vp_cards: None,
+                })
+                .collect(),
+        };
+        // Stored before anyone hears of it: a crash from now on restores this game.
+        if let Err(e) = self.store.create_game(&record).await {
+            warn!(error = %e, "could not store the new game");
+            return Err(LobbyError::StoreUnavailable);
+        }
         self.game = Some(game);
+        self.seed_salt = Some(salt);
+        self.seed_commitment = Some(commitment);
         self.status = RoomStatus::Playing;
         info!("game started");
         self.broadcast_room();
@@ -360,10 +500,15 @@ impl RoomTask {
     ) -> Result<Connected, LobbyError> {
         let seat = match token {
             Some(t) => {
+                let given = store::sha256_hex(t);
                 let i = self
                     .seats
                     .iter()
-                    .position(|s| s.token.as_deref().is_some_and(|st| token::matches(st, t)))
+                    .position(|s| {
+                        s.token_hash
+                            .as_deref()
+                            .is_some_and(|st| token::matches(st, &given))
+                    })
                     .ok_or(LobbyError::InvalidToken)?;
                 Some(Seat(u8::try_from(i).unwrap_or(0)))
             }
@@ -504,7 +649,7 @@ impl RoomTask {
 
     // ----- client messages ---------------------------------------------------
 
-    fn client_message(&mut self, conn: ConnId, msg: ClientMessage) {
+    async fn client_message(&mut self, conn: ConnId, msg: ClientMessage) {
         let Some(seat) = self.conns.get(&conn).map(|c| c.seat) else {
             return;
         };
@@ -534,10 +679,11 @@ impl RoomTask {
                     self.send_to(conn, &m);
                     return;
                 }
-                if let Err(e) =
-                    self.apply(Actor::Seat(seat), action, Some((conn, request_id.clone())))
+                if let Err(e) = self
+                    .apply(Actor::Seat(seat), action, Some((conn, request_id.clone())))
+                    .await
                 {
-                    let m = reject(e.code(), &e.to_string());
+                    let m = reject(e.code(), &e.message());
                     self.send_to(conn, &m);
                 }
             }
@@ -567,18 +713,35 @@ impl RoomTask {
 
     // ----- the game ----------------------------------------------------------
 
-    /// Applies an action through the engine and, if accepted, broadcasts its events.
-    fn apply(
+    /// Applies an action through the engine, stores it, and only then broadcasts its
+    /// events. A refusal (by the engine, or because the store is down) changes nothing.
+    async fn apply(
         &mut self,
         actor: Actor,
         action: Action,
         request: Option<(ConnId, String)>,
-    ) -> Result<(), catan_engine::ActionError> {
+    ) -> Result<(), Refusal> {
         let game = self
             .game
             .as_mut()
-            .ok_or(catan_engine::ActionError::WrongPhase)?;
-        let events = game.apply(actor, action)?;
+            .ok_or(Refusal::Engine(catan_engine::ActionError::WrongPhase))?;
+        let before = game.clone();
+        let events = game.apply(actor, action).map_err(Refusal::Engine)?;
+        let record = ActionRecord {
+            seq: self.actions.len() as u64,
+            room_seq: self.seq + 1,
+            seat: match actor {
+                Actor::Seat(s) => Some(s),
+                Actor::System => None,
+            },
+            action,
+            at: now_ms(),
+        };
+        if let Err(e) = self.append_with_retry(&record).await {
+            warn!(error = %e, "could not store an action; refusing it");
+            self.game = Some(before);
+            return Err(Refusal::Store);
+        }
         self.actions.push((actor, action));
         self.track_offers(&events);
         self.update_phase_deadline();
@@ -589,6 +752,24 @@ impl RoomTask {
             self.finish(winner);
         }
         Ok(())
+    }
+
+    /// Appends to the log, retrying briefly over a hiccup of the database.
+    async fn append_with_retry(&self, record: &ActionRecord) -> Result<(), store::StoreError> {
+        let mut delay = Duration::from_millis(20);
+        let mut attempt = 0;
+        loop {
+            match self.store.append_action(self.id, record).await {
+                Ok(()) => return Ok(()),
+                Err(e) if attempt >= 3 => return Err(e),
+                Err(e) => {
+                    debug!(error = %e, attempt, "append failed; retrying");
+                    tokio::time::sleep(delay).await;
+                    delay *= 4;
+                    attempt += 1;
+                }
+            }
+        }
     }
 
     fn track_offers(&mut self, events: &[Event]) {
@@ -636,7 +817,7 @@ impl RoomTask {
             (secs > 0).then(|| Instant::now() + Duration::from_secs(u64::from(secs)));
     }
 
-    fn fire_timers(&mut self) {
+    async fn fire_timers(&mut self) {
         let now = Instant::now();
         let due: Vec<OfferId> = self
             .offer_deadlines
@@ -646,15 +827,29 @@ impl RoomTask {
             .collect();
         for offer in due {
             self.offer_deadlines.retain(|(o, _)| *o != offer);
-            if let Err(e) = self.apply(Actor::System, Action::ExpireOffer { offer }, None) {
-                debug!(offer = offer.0, code = e.code(), "offer already closed");
+            match self
+                .apply(Actor::System, Action::ExpireOffer { offer }, None)
+                .await
+            {
+                Ok(()) => {}
+                Err(Refusal::Store) => {
+                    // Try again shortly; the offer stays open meanwhile.
+                    self.offer_deadlines
+                        .push((offer, now + Duration::from_secs(1)));
+                }
+                Err(e) => debug!(offer = offer.0, code = e.code(), "offer already closed"),
             }
         }
         if self.phase_deadline.is_some_and(|d| d <= now) {
+            let key = self.phase_key.take();
             self.phase_deadline = None;
-            self.phase_key = None;
-            if let Err(e) = self.apply(Actor::System, Action::TimeOut, None) {
-                warn!(code = e.code(), "time-out refused");
+            match self.apply(Actor::System, Action::TimeOut, None).await {
+                Ok(()) => {}
+                Err(Refusal::Store) => {
+                    self.phase_key = key;
+                    self.phase_deadline = Some(now + Duration::from_secs(1));
+                }
+                Err(e) => warn!(code = e.code(), "time-out refused"),
             }
         }
     }
@@ -667,12 +862,21 @@ impl RoomTask {
         let scores = game.final_scores();
         let seed = game.seed().to_string();
         info!(winner = winner.0, actions = self.actions.len(), "game over");
+        // The result is written in the background, retried with backoff until the
+        // database takes it; the room and the server carry on meanwhile.
+        let finish = Finish {
+            winner,
+            finished_at: now_ms(),
+            scores: scores.clone(),
+        };
+        tokio::spawn(store_finish(self.store.clone(), self.id, finish));
         self.seq += 1;
         let info = GameOverInfo {
             seq: self.seq,
             winner,
             scores,
             seed,
+            seed_salt: self.seed_salt.clone().unwrap_or_default(),
         };
         self.game_over = Some(info.clone());
         let msg = ServerMessage::GameOver(info);
@@ -777,6 +981,53 @@ impl RoomTask {
     fn broadcast_room(&mut self) {
         let room = self.info();
         self.broadcast_public(|seq| ServerMessage::Room { seq, room });
+    }
+}
+
+/// Why the room refused a client's action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// The engine said no.
+    Engine(catan_engine::ActionError),
+    /// The action could not be stored, so it was not applied.
+    Store,
+}
+
+impl Refusal {
+    fn code(self) -> &'static str {
+        match self {
+            Refusal::Engine(e) => e.code(),
+            Refusal::Store => "store_unavailable",
+        }
+    }
+
+    fn message(self) -> String {
+        match self {
+            Refusal::Engine(e) => e.to_string(),
+            Refusal::Store => {
+                "the game store is unavailable; nothing changed, try again".to_owned()
+            }
+        }
+    }
+}
+
+/// Writes a finished game's result, retrying with exponential backoff (capped at
+/// 30 s) until the database accepts it.
+pub(crate) async fn store_finish(store: Arc<dyn Store>, id: Uuid, finish: Finish) {
+    let mut delay = Duration::from_millis(100);
+    loop {
+        match store.finish_game(id, &finish).await {
+            Ok(()) => {
+                info!(room = %id, "result stored");
+                return;
+            }
+            Err(e) => {
+                let retry_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
+                warn!(room = %id, error = %e, retry_ms, "could not store the result; retrying");
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(Duration::from_secs(30));
+            }
+        }
     }
 }
 

@@ -1,0 +1,161 @@
+//! Persistence: one interface, two databases (PostgreSQL, or an embedded SQLite file
+//! by default). A game is a row, its players, and an append-only action log; replay
+//! rebuilds the game from the log. Rooms write each action before broadcasting it.
+
+mod sql;
+
+use async_trait::async_trait;
+use catan_engine::{Action, Actor, FinalScore, Seat};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::protocol::{BotKind, RoomOptions};
+
+pub use sql::SqlStore;
+
+/// Why the store failed. Mapped to `store_unavailable` at the edges; details are
+/// logged, never sent to clients.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database could not be reached or refused the query.
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    /// Migrations failed at start-up.
+    #[error("migration error: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// A stored value could not be decoded.
+    #[error("corrupt stored value: {0}")]
+    Corrupt(String),
+}
+
+/// A seat as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerRecord {
+    /// The seat.
+    pub seat: Seat,
+    /// Display name.
+    pub name: String,
+    /// Bot kind, for built-in bots.
+    pub bot: Option<BotKind>,
+    /// SHA-256 of the seat token (the token itself is never stored).
+    #[serde(skip)]
+    pub token_hash: String,
+    /// Final victory points, once finished.
+    pub final_vp: Option<u8>,
+    /// Victory Point cards revealed at the end.
+    pub vp_cards: Option<u8>,
+}
+
+/// What is stored when a game starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewGame {
+    /// The room's id, which is also the game's.
+    pub id: Uuid,
+    /// Room options.
+    pub options: RoomOptions,
+    /// The seed (secret until the game ends).
+    pub seed: u64,
+    /// Random salt of the seed commitment.
+    pub seed_salt: String,
+    /// SHA-256 of `"{seed}:{salt}"`, published at the start.
+    pub seed_commitment: String,
+    /// SHA-256 of the host token.
+    pub host_token_hash: String,
+    /// Room creation time, Unix ms.
+    pub created_at: u64,
+    /// Game start time, Unix ms.
+    pub started_at: u64,
+    /// The seats.
+    pub players: Vec<PlayerRecord>,
+}
+
+/// One accepted action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActionRecord {
+    /// Position in the game's log, from 0.
+    pub seq: u64,
+    /// The room-wide sequence number of the broadcast that announced it.
+    pub room_seq: u64,
+    /// The seat that acted, or `None` for the system (timers).
+    pub seat: Option<Seat>,
+    /// The action.
+    pub action: Action,
+    /// When it was accepted, Unix ms.
+    pub at: u64,
+}
+
+impl ActionRecord {
+    /// Who acted, as the engine sees it.
+    #[must_use]
+    pub fn actor(&self) -> Actor {
+        self.seat.map_or(Actor::System, Actor::Seat)
+    }
+}
+
+/// The result stored when a game ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finish {
+    /// The winner.
+    pub winner: Seat,
+    /// When, Unix ms.
+    pub finished_at: u64,
+    /// Everyone's final score with VP cards revealed.
+    pub scores: Vec<FinalScore>,
+}
+
+/// A stored game, with or without its log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameRecord {
+    /// Everything stored at the start.
+    pub game: NewGame,
+    /// `playing` or `finished`.
+    pub finished: Option<Finish>,
+    /// The seats with their results.
+    pub players: Vec<PlayerRecord>,
+}
+
+/// Which finished games to list.
+#[derive(Debug, Clone, Default)]
+pub struct GameQuery {
+    /// Only games in which a seat had this display name.
+    pub player: Option<String>,
+    /// Games to skip (newest first).
+    pub offset: u64,
+    /// At most this many.
+    pub limit: u64,
+}
+
+/// The storage interface every room and endpoint goes through.
+#[async_trait]
+pub trait Store: Send + Sync + 'static {
+    /// Records a game at its start.
+    async fn create_game(&self, game: &NewGame) -> Result<(), StoreError>;
+    /// Appends one action; `(game, seq)` is unique, so a duplicate fails.
+    async fn append_action(&self, game: Uuid, action: &ActionRecord) -> Result<(), StoreError>;
+    /// Marks a game finished with its results.
+    async fn finish_game(&self, game: Uuid, finish: &Finish) -> Result<(), StoreError>;
+    /// Games started and not finished, for restoring rooms after a restart.
+    async fn unfinished_games(&self) -> Result<Vec<GameRecord>, StoreError>;
+    /// Finished games, newest first.
+    async fn finished_games(&self, query: &GameQuery) -> Result<Vec<GameRecord>, StoreError>;
+    /// One game.
+    async fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError>;
+    /// A game's action log in order.
+    async fn actions(&self, id: Uuid) -> Result<Vec<ActionRecord>, StoreError>;
+    /// Whether the database answers.
+    async fn health(&self) -> Result<(), StoreError>;
+}
+
+/// SHA-256 of `s`, as hex.
+#[must_use]
+pub fn sha256_hex(s: &str) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(s.as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The published commitment to a seed (issue: fairness): SHA-256 of `"{seed}:{salt}"`.
+#[must_use]
+pub fn seed_commitment(seed: u64, salt: &str) -> String {
+    sha256_hex(&format!("{seed}:{salt}"))
+}

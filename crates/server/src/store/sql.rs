@@ -1,0 +1,332 @@
+//! The SQL store: one implementation for PostgreSQL and SQLite through sqlx's `Any`
+//! driver, with portable queries and the migrations in `migrations/`.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use catan_engine::Seat;
+use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::{AnyPool, Row};
+use uuid::Uuid;
+
+use super::{
+    ActionRecord, Finish, GameQuery, GameRecord, NewGame, PlayerRecord, Store, StoreError,
+};
+
+/// A store backed by a connection pool.
+#[derive(Debug, Clone)]
+pub struct SqlStore {
+    /// The pool; `Any` so one code path serves both databases.
+    pool: AnyPool,
+}
+
+/// The migrations, embedded at compile time.
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations");
+
+fn corrupt(e: impl std::fmt::Display) -> StoreError {
+    StoreError::Corrupt(e.to_string())
+}
+
+fn to_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+fn to_u64(n: i64) -> u64 {
+    u64::try_from(n).unwrap_or(0)
+}
+
+fn seat_of(n: i64) -> Result<Seat, StoreError> {
+    u8::try_from(n).map(Seat).map_err(corrupt)
+}
+
+impl SqlStore {
+    /// Connects to `url` (`postgres://...`, `sqlite://FILE` or `sqlite::memory:`) and
+    /// applies pending migrations. A missing SQLite file is created.
+    ///
+    /// # Errors
+    /// If the database cannot be reached or a migration fails.
+    pub async fn connect(url: &str) -> Result<SqlStore, StoreError> {
+        sqlx::any::install_default_drivers();
+        let sqlite = url.starts_with("sqlite:");
+        let memory = url.contains(":memory:");
+        let url = if sqlite && !memory && !url.contains('?') {
+            format!("{url}?mode=rwc")
+        } else {
+            url.to_owned()
+        };
+        let mut options = AnyPoolOptions::new()
+            .max_connections(if memory {
+                1
+            } else if sqlite {
+                4
+            } else {
+                8
+            })
+            .acquire_timeout(Duration::from_secs(5));
+        if memory {
+            // Every connection to :memory: is a new database: keep the one forever.
+            options = options.idle_timeout(None).max_lifetime(None);
+        }
+        if sqlite {
+            options = options.after_connect(|conn, _| {
+                Box::pin(async move {
+                    sqlx::query("PRAGMA journal_mode = WAL")
+                        .execute(&mut *conn)
+                        .await?;
+                    sqlx::query("PRAGMA synchronous = NORMAL")
+                        .execute(&mut *conn)
+                        .await?;
+                    sqlx::query("PRAGMA busy_timeout = 5000")
+                        .execute(&mut *conn)
+                        .await?;
+                    sqlx::query("PRAGMA foreign_keys = ON")
+                        .execute(&mut *conn)
+                        .await?;
+                    Ok(())
+                })
+            });
+        }
+        let pool = options.connect(&url).await?;
+        MIGRATOR.run(&pool).await?;
+        Ok(SqlStore { pool })
+    }
+
+    async fn players(&self, id: &str) -> Result<Vec<PlayerRecord>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT seat, name, bot, token_hash, final_vp, vp_cards FROM game_players \
+             WHERE game_id = $1 ORDER BY seat",
+        )
+        .bind(id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let bot: Option<String> = r.try_get("bot")?;
+                Ok(PlayerRecord {
+                    seat: seat_of(r.try_get("seat")?)?,
+                    name: r.try_get("name")?,
+                    bot: bot
+                        .map(|b| serde_json::from_str(&format!("\"{b}\"")).map_err(corrupt))
+                        .transpose()?,
+                    token_hash: r.try_get("token_hash")?,
+                    final_vp: r
+                        .try_get::<Option<i64>, _>("final_vp")?
+                        .map(|v| u8::try_from(v).unwrap_or(0)),
+                    vp_cards: r
+                        .try_get::<Option<i64>, _>("vp_cards")?
+                        .map(|v| u8::try_from(v).unwrap_or(0)),
+                })
+            })
+            .collect()
+    }
+
+    async fn record(&self, row: &AnyRow) -> Result<GameRecord, StoreError> {
+        let id: String = row.try_get("id")?;
+        let players = self.players(&id).await?;
+        let options: String = row.try_get("options")?;
+        let seed: String = row.try_get("seed")?;
+        let finished = match row.try_get::<Option<i64>, _>("finished_at")? {
+            Some(at) => {
+                let scores: Option<String> = row.try_get("final_scores")?;
+                Some(Finish {
+                    winner: seat_of(row.try_get::<Option<i64>, _>("winner")?.unwrap_or(0))?,
+                    finished_at: to_u64(at),
+                    scores: serde_json::from_str(scores.as_deref().unwrap_or("[]"))
+                        .map_err(corrupt)?,
+                })
+            }
+            None => None,
+        };
+        Ok(GameRecord {
+            game: NewGame {
+                id: Uuid::from_str(&id).map_err(corrupt)?,
+                options: serde_json::from_str(&options).map_err(corrupt)?,
+                seed: seed.parse().map_err(corrupt)?,
+                seed_salt: row.try_get("seed_salt")?,
+                seed_commitment: row.try_get("seed_commitment")?,
+                host_token_hash: row.try_get("host_token_hash")?,
+                created_at: to_u64(row.try_get("created_at")?),
+                started_at: to_u64(row.try_get("started_at")?),
+                players: players.clone(),
+            },
+            finished,
+            players,
+        })
+    }
+}
+
+const GAME_COLUMNS: &str = "id, options, seed, seed_salt, seed_commitment, host_token_hash, \
+     status, created_at, started_at, finished_at, winner, final_scores";
+
+#[async_trait]
+impl Store for SqlStore {
+    async fn create_game(&self, game: &NewGame) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let id = game.id.to_string();
+        sqlx::query(
+            "INSERT INTO games (id, options, seed, seed_salt, seed_commitment, host_token_hash, \
+             status, created_at, started_at) VALUES ($1, $2, $3, $4, $5, $6, 'playing', $7, $8)",
+        )
+        .bind(&id)
+        .bind(serde_json::to_string(&game.options).map_err(corrupt)?)
+        .bind(game.seed.to_string())
+        .bind(&game.seed_salt)
+        .bind(&game.seed_commitment)
+        .bind(&game.host_token_hash)
+        .bind(to_i64(game.created_at))
+        .bind(to_i64(game.started_at))
+        .execute(&mut *tx)
+        .await?;
+        for p in &game.players {
+            let bot = p
+                .bot
+                .map(|b| serde_json::to_value(b).map_err(corrupt))
+                .transpose()?
+                .and_then(|v| v.as_str().map(str::to_owned));
+            sqlx::query(
+                "INSERT INTO game_players (game_id, seat, name, bot, token_hash) \
+                 VALUES ($1, $2, $3, $4, $5)",
+            )
+            .bind(&id)
+            .bind(i64::from(p.seat.0))
+            .bind(&p.name)
+            .bind(bot)
+            .bind(&p.token_hash)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn append_action(&self, game: Uuid, a: &ActionRecord) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO game_actions (game_id, seq, room_seq, seat, action, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(game.to_string())
+        .bind(to_i64(a.seq))
+        .bind(to_i64(a.room_seq))
+        .bind(a.seat.map(|s| i64::from(s.0)))
+        .bind(serde_json::to_string(&a.action).map_err(corrupt)?)
+        .bind(to_i64(a.at))
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn finish_game(&self, game: Uuid, finish: &Finish) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let id = game.to_string();
+        sqlx::query(
+            "UPDATE games SET status = 'finished', finished_at = $2, winner = $3, final_scores = $4 \
+             WHERE id = $1",
+        )
+        .bind(&id)
+        .bind(to_i64(finish.finished_at))
+        .bind(i64::from(finish.winner.0))
+        .bind(serde_json::to_string(&finish.scores).map_err(corrupt)?)
+        .execute(&mut *tx)
+        .await?;
+        for s in &finish.scores {
+            sqlx::query(
+                "UPDATE game_players SET final_vp = $3, vp_cards = $4 WHERE game_id = $1 AND seat = $2",
+            )
+            .bind(&id)
+            .bind(i64::from(s.seat.0))
+            .bind(i64::from(s.points))
+            .bind(i64::from(s.vp_cards))
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn unfinished_games(&self) -> Result<Vec<GameRecord>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {GAME_COLUMNS} FROM games WHERE status = 'playing' ORDER BY created_at"
+        ))
+        .fetch_all(&self.pool)
+        .await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for r in &rows {
+            out.push(self.record(r).await?);
+        }
+        Ok(out)
+    }
+
+    async fn finished_games(&self, q: &GameQuery) -> Result<Vec<GameRecord>, StoreError> {
+        let rows = match &q.player {
+            Some(name) => {
+                sqlx::query(&format!(
+                    "SELECT {GAME_COLUMNS} FROM games WHERE status = 'finished' AND id IN \
+                     (SELECT game_id FROM game_players WHERE name = $1) \
+                     ORDER BY finished_at DESC, id LIMIT $2 OFFSET $3"
+                ))
+                .bind(name)
+                .bind(to_i64(q.limit))
+                .bind(to_i64(q.offset))
+                .fetch_all(&self.pool)
+                .await?
+            }
+            None => {
+                sqlx::query(&format!(
+                    "SELECT {GAME_COLUMNS} FROM games WHERE status = 'finished' \
+                     ORDER BY finished_at DESC, id LIMIT $1 OFFSET $2"
+                ))
+                .bind(to_i64(q.limit))
+                .bind(to_i64(q.offset))
+                .fetch_all(&self.pool)
+                .await?
+            }
+        };
+        let mut out = Vec::with_capacity(rows.len());
+        for r in &rows {
+            out.push(self.record(r).await?);
+        }
+        Ok(out)
+    }
+
+    async fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
+        let row = sqlx::query(&format!("SELECT {GAME_COLUMNS} FROM games WHERE id = $1"))
+            .bind(id.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
+        match row {
+            Some(r) => Ok(Some(self.record(&r).await?)),
+            None => Ok(None),
+        }
+    }
+
+    async fn actions(&self, id: Uuid) -> Result<Vec<ActionRecord>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT seq, room_seq, seat, action, created_at FROM game_actions \
+             WHERE game_id = $1 ORDER BY seq",
+        )
+        .bind(id.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let action: String = r.try_get("action")?;
+                Ok(ActionRecord {
+                    seq: to_u64(r.try_get("seq")?),
+                    room_seq: to_u64(r.try_get("room_seq")?),
+                    seat: r
+                        .try_get::<Option<i64>, _>("seat")?
+                        .map(seat_of)
+                        .transpose()?,
+                    action: serde_json::from_str(&action).map_err(corrupt)?,
+                    at: to_u64(r.try_get("created_at")?),
+                })
+            })
+            .collect()
+    }
+
+    async fn health(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+}
