@@ -273,7 +273,8 @@ fn the_golden_games_use_every_part_of_the_rules_they_claim_to() {
 
 #[test]
 fn a_changed_event_in_a_golden_log_is_detected() {
-    // Guards the comparison itself: a tampered recording must not replay cleanly.
+    // R-4.2 (dice from the seed): a tampered roll in a recording must not replay cleanly,
+    // which guards the comparison itself.
     let spec = &SPECS[1];
     let mut replay = load(spec);
     let i = replay
