@@ -25,7 +25,9 @@ fn random_games_allocate_nothing_per_action() {
             ..GameOptions::default()
         };
         let mut game = Game::new(options, seed).unwrap();
-        player.play_to_end(&mut game, &mut events, MAX_ACTIONS).unwrap();
+        player
+            .play_to_end(&mut game, &mut events, MAX_ACTIONS)
+            .unwrap();
     }
     // Games are created outside the measured loop: `Game::new` allocates the
     // development deck, once per game.

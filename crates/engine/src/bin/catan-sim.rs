@@ -244,8 +244,10 @@ fn main() -> ExitCode {
         // indicatif hides a stderr bar by itself when stderr is not a terminal.
         let bar = ProgressBar::with_draw_target(Some(args.games), ProgressDrawTarget::stderr());
         bar.set_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} games, {per_sec}, eta {eta}")
-                .expect("valid template"),
+            ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} games, {elapsed} elapsed, eta {eta}",
+            )
+            .expect("valid template"),
         );
         bar
     };
