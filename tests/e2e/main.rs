@@ -3,5 +3,6 @@
 mod bad_input;
 mod game;
 mod lobby;
+mod protocol_doc;
 mod reconnect;
 mod timers;
