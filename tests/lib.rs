@@ -26,6 +26,8 @@ pub struct TestServer {
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     /// The server task.
     task: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+    /// The server process, for servers run in a child process.
+    child: Option<std::process::Child>,
 }
 
 impl TestServer {
@@ -46,6 +48,84 @@ impl TestServer {
             http: reqwest::Client::new(),
             stop: Some(stop),
             task: Some(task),
+            child: None,
+        }
+    }
+
+    /// Starts a server in this process on `store` (e.g. one that injects faults).
+    pub async fn start_with_store(
+        tweak: impl FnOnce(&mut Config),
+        store: std::sync::Arc<dyn catan_server::store::Store>,
+    ) -> TestServer {
+        let mut config = Config::for_tests();
+        tweak(&mut config);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let state = catan_server::AppState::new(config, store);
+        let task = tokio::spawn(catan_server::serve(listener, state, async move {
+            let _ = stopped.await;
+        }));
+        TestServer {
+            addr,
+            http: reqwest::Client::new(),
+            stop: Some(stop),
+            task: Some(task),
+            child: None,
+        }
+    }
+
+    /// Starts the server in a separate process (this test binary re-run as
+    /// `persistence::child_server`, which calls the same `catan_server::run` as the
+    /// `catan-server` binary), so that a test can kill it with SIGKILL.
+    pub fn spawn_process(database_url: &str) -> TestServer {
+        use std::io::BufRead;
+        let exe = std::env::current_exe().expect("test binary");
+        let mut child = std::process::Command::new(exe)
+            .args([
+                "--exact",
+                "persistence::child_server",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("CATAN_E2E_CHILD", "1")
+            .env("DATABASE_URL", database_url)
+            .env("CATAN_BIND", "127.0.0.1:0")
+            .env("CATAN_BOT_THINK_MS", "0")
+            .env("CATAN_RATE_LIMIT", "100000")
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn server process");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut lines = std::io::BufReader::new(stdout).lines();
+        let addr = loop {
+            let line = lines
+                .next()
+                .expect("server process exited early")
+                .expect("read");
+            if let Some((_, a)) = line.split_once("LISTENING ") {
+                break a.trim().parse().expect("address");
+            }
+        };
+        // Keep draining its output so it never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines.by_ref() {});
+        TestServer {
+            addr,
+            http: reqwest::Client::new(),
+            stop: None,
+            task: None,
+            child: Some(child),
+        }
+    }
+
+    /// Kills a child-process server with SIGKILL: no shutdown, no flushing.
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            c.kill().expect("kill");
+            let _ = c.wait();
         }
     }
 
@@ -153,6 +233,7 @@ impl TestServer {
 
     /// Stops the server and waits for it to finish.
     pub async fn stop(mut self) {
+        self.kill();
         if let Some(s) = self.stop.take() {
             let _ = s.send(());
         }
@@ -372,5 +453,77 @@ impl Table {
                 acted += 1;
             }
         }
+    }
+}
+
+/// A fresh SQLite database file in a new temporary directory (kept alive by the
+/// returned guard).
+#[must_use]
+pub fn fresh_sqlite_url() -> (String, TempDir) {
+    let dir = TempDir::new();
+    (
+        format!("sqlite://{}", dir.path.join("catan.db").display()),
+        dir,
+    )
+}
+
+/// A temporary directory, removed on drop.
+pub struct TempDir {
+    /// Its path.
+    pub path: std::path::PathBuf,
+}
+
+impl TempDir {
+    /// Creates a new, empty directory under the system temp dir.
+    #[must_use]
+    pub fn new() -> TempDir {
+        let path = std::env::temp_dir().join(format!("catan-e2e-{}", Uuid::new_v4()));
+        std::fs::create_dir_all(&path).expect("temp dir");
+        TempDir { path }
+    }
+}
+
+impl Default for TempDir {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// The PostgreSQL server tests use: `CATAN_TEST_POSTGRES_URL`, by default the local
+/// server `.ci/run` starts (trust auth, user `postgres`).
+#[must_use]
+pub fn postgres_admin_url() -> String {
+    std::env::var("CATAN_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned())
+}
+
+/// Creates a fresh, empty PostgreSQL database and returns its URL.
+///
+/// # Panics
+/// If PostgreSQL is unreachable: run the suite through `.ci/run`, which starts it.
+pub async fn fresh_postgres_url() -> String {
+    use sqlx::Connection;
+    let admin = postgres_admin_url();
+    let mut conn = sqlx::PgConnection::connect(&admin).await.unwrap_or_else(|e| {
+        panic!("PostgreSQL at {admin} is unreachable ({e}); `.ci/run` starts it, or set CATAN_TEST_POSTGRES_URL")
+    });
+    let name = format!("catan_test_{}", Uuid::new_v4().simple());
+    sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(&mut conn)
+        .await
+        .expect("create database");
+    let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
+    format!("{base}/{name}")
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.kill();
     }
 }

@@ -313,3 +313,43 @@ async fn chat_reaches_every_seat_and_spectator_and_presence_is_announced() {
         .await;
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_foreign_page_cannot_take_a_seat_over_http() {
+    let server = TestServer::start().await;
+    let created = server.create_room(json!({"players": 3})).await;
+    let url = server.url(&format!("/api/rooms/{}/seats", created.room_id));
+    let r = server
+        .http
+        .post(&url)
+        .header("origin", "https://evil.example")
+        .json(&json!({"name": "mallory"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(error_of(r).await, (403, "origin_not_allowed".into()));
+    let room: RoomInfo = server
+        .http
+        .get(server.url(&format!("/api/rooms/{}", created.room_id)))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        room.seats.iter().all(|s| s.occupant.is_none()),
+        "nothing changed"
+    );
+    let same = format!("http://{}", server.addr);
+    let r = server
+        .http
+        .post(&url)
+        .header("origin", same)
+        .json(&json!({"name": "ann"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201, "the server's own page may");
+    server.stop().await;
+}

@@ -3,6 +3,8 @@
 mod bad_input;
 mod game;
 mod lobby;
+mod persistence;
 mod protocol_doc;
 mod reconnect;
+mod store;
 mod timers;

@@ -439,7 +439,12 @@ impl Game {
         let points = self.total_vp(self.current);
         if points >= self.options.vp_target {
             let winner = self.current;
-            self.offers.clear();
+            for o in self.offers.drain(..) {
+                out.push(Event::OfferClosed {
+                    offer: o.id,
+                    reason: crate::trade::OfferClosed::GameOver,
+                });
+            }
             out.push(Event::GameWon {
                 seat: winner,
                 points,

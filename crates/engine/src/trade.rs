@@ -65,4 +65,6 @@ pub enum OfferClosed {
     Expired,
     /// The turn ended.
     TurnEnded,
+    /// The game ended while the offer was open.
+    GameOver,
 }

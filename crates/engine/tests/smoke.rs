@@ -23,8 +23,13 @@ fn random_legal_games_end_with_a_winner() {
             };
             actions.clear();
             g.legal_actions_into(Actor::Seat(actor), &mut actions);
-            actions.retain(|a| !matches!(a.kind(), ActionKind::OfferTrade | ActionKind::CounterOffer));
-            assert!(!actions.is_empty(), "seed {seed}: no legal action in {:?}", g.phase());
+            actions
+                .retain(|a| !matches!(a.kind(), ActionKind::OfferTrade | ActionKind::CounterOffer));
+            assert!(
+                !actions.is_empty(),
+                "seed {seed}: no legal action in {:?}",
+                g.phase()
+            );
             let a: Action = actions[rng.random_range(0..actions.len())];
             events.clear();
             g.apply_into(Actor::Seat(actor), a, &mut events)

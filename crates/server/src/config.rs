@@ -32,9 +32,9 @@ pub struct Config {
     pub admin_token: Option<String>,
 
     /// Origins allowed to call the HTTP API (CORS) and to open WebSockets, comma
-    /// separated, e.g. `https://catan.example.org`. Requests without an `Origin`
-    /// header (non-browser clients) are always allowed. The server's own origin
-    /// (`http://<bind>`, plus `localhost` for a loopback bind) is always allowed.
+    /// separated, e.g. `https://catan.example.org`; `*` allows any. Requests without
+    /// an `Origin` header (non-browser clients) are always allowed, and so are
+    /// same-origin requests (`Origin` equal to `http(s)://` + the `Host` header).
     #[arg(long, env = "CATAN_ALLOWED_ORIGINS", value_delimiter = ',')]
     pub allowed_origins: Vec<String>,
 

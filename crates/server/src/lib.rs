@@ -96,8 +96,27 @@ pub fn app(state: AppState) -> Router {
         .route("/api/rooms/{id}/bots", post(lobby::add_bot))
         .route("/api/rooms/{id}/start", post(lobby::start))
         .route("/api/rooms/{id}/ws", get(lobby::websocket))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            check_origin,
+        ))
         .layer(cors)
         .with_state(state)
+}
+
+/// Refuses any request from a browser page whose origin is not allowed (so a
+/// foreign page cannot even take seats), with `origin_not_allowed`.
+async fn check_origin(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    if state.origins.allows(request.headers()) {
+        next.run(request).await
+    } else {
+        error::LobbyError::OriginNotAllowed.into_response()
+    }
 }
 
 /// `GET /readyz`: 200 when the store answers (migrations ran at start-up), else 503.

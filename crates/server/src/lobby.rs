@@ -87,9 +87,12 @@ pub async fn create_room(
         }
     }
     let host_token = token::new_token();
-    let room = state
-        .rooms
-        .create(&state.config, options, host_token.clone(), state.store.clone())?;
+    let room = state.rooms.create(
+        &state.config,
+        options,
+        host_token.clone(),
+        state.store.clone(),
+    )?;
     let info = room.info().await?;
     let body = CreateRoomResponse {
         room_id: room.id,

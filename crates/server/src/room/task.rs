@@ -519,7 +519,20 @@ impl RoomTask {
         let shared = Arc::new(ConnShared::default());
         let conn = self.next_conn;
         self.next_conn += 1;
-        // Attach first, then send the state: nothing broadcast in between is lost.
+        // Take the seat first (announcing it to the others), then attach and send the
+        // state, which therefore already shows this seat connected. The actor does
+        // nothing in between, so no broadcast can fall in a gap.
+        if let Some(s) = seat {
+            let previous = self.seats[s.index()].conn.replace(conn);
+            match previous {
+                Some(old) => self.drop_conn(old, close::REPLACED),
+                None => self.broadcast_public(|seq| ServerMessage::Presence {
+                    seq,
+                    seat: s,
+                    connected: true,
+                }),
+            }
+        }
         self.conns.insert(
             conn,
             Conn {
@@ -532,17 +545,6 @@ impl RoomTask {
         if !resumed {
             let msg = ServerMessage::Snapshot(Box::new(self.snapshot(seat)));
             self.send_to(conn, &msg);
-        }
-        if let Some(s) = seat {
-            let previous = self.seats[s.index()].conn.replace(conn);
-            match previous {
-                Some(old) => self.drop_conn(old, close::REPLACED),
-                None => self.broadcast_public(|seq| ServerMessage::Presence {
-                    seq,
-                    seat: s,
-                    connected: true,
-                }),
-            }
         }
         debug!(conn, seat = seat.map(|s| s.0), resumed, "connected");
         Ok(Connected {
