@@ -149,3 +149,62 @@ async fn a_room_of_bots_plays_to_the_end_while_a_spectator_watches() {
     );
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_stops_reading_is_dropped_and_never_stalls_the_room() {
+    use catan_server::protocol::{AddBotRequest, RoomOptions, close};
+    use catan_server::room::{Outbound, RoomHandle};
+    use std::sync::Arc;
+
+    let mut config = catan_server::Config::for_tests();
+    config.outbound_queue = 8;
+    let store = catan_server::store::SqlStore::connect("sqlite::memory:")
+        .await
+        .expect("store");
+    let options = RoomOptions {
+        players: 3,
+        vp_target: 6,
+        map: catan_engine::MapKind::Beginner,
+        turn_timer_secs: 0,
+        trade_timeout_secs: 60,
+        discard_timeout_secs: 60,
+        listed: false,
+        spectators: true,
+    };
+    let room = RoomHandle::spawn(Arc::new(config), options, "host".into(), Arc::new(store));
+    for _ in 0..3 {
+        room.add_bot(
+            "host".into(),
+            AddBotRequest {
+                seat: None,
+                kind: catan_server::protocol::BotKind::Random,
+            },
+        )
+        .await
+        .expect("bot");
+    }
+    // One watcher never reads its queue; another reads everything.
+    let mut stuck = room.connect(None, None).await.expect("spectator");
+    let mut watcher = room.connect(None, None).await.expect("spectator");
+    room.start("host".into()).await.expect("start");
+    let over = tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        while let Some(Outbound::Text(t)) = watcher.rx.recv().await {
+            if t.contains("\"type\":\"game_over\"") {
+                return true;
+            }
+        }
+        false
+    })
+    .await
+    .expect("the room kept going");
+    assert!(over, "the game finished while one client was stuck");
+    assert_eq!(stuck.shared.close_code(), Some(close::TOO_SLOW));
+    let mut queued = 0;
+    while stuck.rx.recv().await.is_some() {
+        queued += 1;
+    }
+    assert!(
+        queued <= 8,
+        "the slow client's queue stayed bounded ({queued})"
+    );
+}
