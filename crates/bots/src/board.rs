@@ -1,0 +1,266 @@
+//! What a bot reads off a view: who owns which intersection and path, what each
+//! intersection yields in pips, where settlements may still go, and harbors.
+
+use catan_engine::board::{EDGE_COUNT, EdgeMask, VERTEX_COUNT, topology};
+use catan_engine::{
+    EdgeId, GameView, PlayerView, PrivateView, Resource, Resources, Seat, TileId, VertexId,
+};
+
+/// How much a pip of each resource is worth when choosing spots: cities (grain,
+/// ore) and expansion (lumber, brick) matter most, wool least.
+pub(crate) const RESOURCE_WEIGHT: [f32; 5] = [1.0, 1.0, 0.8, 1.05, 1.05];
+
+/// Pips of a number token: how many of the 36 dice outcomes roll it (2/12=1 ..
+/// 6/8=5); 0 for the desert.
+#[must_use]
+pub(crate) const fn pips(number: u8) -> u32 {
+    match number {
+        2 | 12 => 1,
+        3 | 11 => 2,
+        4 | 10 => 3,
+        5 | 9 => 4,
+        6 | 8 => 5,
+        _ => 0,
+    }
+}
+
+/// A view, indexed for quick questions.
+pub(crate) struct Board<'a> {
+    /// The view itself.
+    pub view: &'a GameView,
+    /// The viewer's private part.
+    pub me: PrivateView,
+    /// Building on each intersection: owner and whether it is a city.
+    building: [Option<(Seat, bool)>; VERTEX_COUNT],
+    /// Road owner of each path.
+    road: [Option<Seat>; EDGE_COUNT],
+    /// Harbor of each intersection: `Some(None)` generic 3:1, `Some(Some(r))` 2:1.
+    harbor: [Option<Option<Resource>>; VERTEX_COUNT],
+}
+
+impl<'a> Board<'a> {
+    /// Indexes `view`; `None` for a spectator's view (no seat to play for).
+    pub fn new(view: &'a GameView) -> Option<Board<'a>> {
+        let me = view.me?;
+        let topo = topology();
+        let mut building = [None; VERTEX_COUNT];
+        for b in &view.buildings {
+            building[b.vertex.index()] = Some((b.seat, b.city));
+        }
+        let mut road = [None; EDGE_COUNT];
+        for r in &view.roads {
+            road[r.edge.index()] = Some(r.seat);
+        }
+        let mut harbor = [None; VERTEX_COUNT];
+        for h in &view.map.harbors {
+            for v in topo.edge_vertices[h.edge.index()] {
+                harbor[v.index()] = Some(h.resource);
+            }
+        }
+        Some(Board {
+            view,
+            me,
+            building,
+            road,
+            harbor,
+        })
+    }
+
+    /// The viewer's seat.
+    pub fn seat(&self) -> Seat {
+        self.me.seat
+    }
+
+    /// The viewer's hand.
+    pub fn hand(&self) -> Resources {
+        self.me.hand
+    }
+
+    /// Public facts about `seat`.
+    pub fn player(&self, seat: Seat) -> &PlayerView {
+        &self.view.players[seat.index()]
+    }
+
+    /// Public facts about the viewer.
+    pub fn my_player(&self) -> &PlayerView {
+        self.player(self.seat())
+    }
+
+    /// Every opponent's public facts.
+    pub fn opponents(&self) -> impl Iterator<Item = &PlayerView> + '_ {
+        let me = self.seat();
+        self.view.players.iter().filter(move |p| p.seat != me)
+    }
+
+    /// The opponent closest to winning by public points (ties: more cards in hand,
+    /// which may hide VP cards and builds).
+    pub fn leader(&self) -> Option<Seat> {
+        self.opponents()
+            .max_by_key(|p| (p.public_vp, p.dev_cards + p.resource_cards, p.seat.0))
+            .map(|p| p.seat)
+    }
+
+    /// The building on `v`.
+    pub fn building(&self, v: VertexId) -> Option<(Seat, bool)> {
+        self.building[v.index()]
+    }
+
+    /// The road on `e`.
+    pub fn road(&self, e: EdgeId) -> Option<Seat> {
+        self.road[e.index()]
+    }
+
+    /// The harbor `v` gives access to.
+    pub fn harbor(&self, v: VertexId) -> Option<Option<Resource>> {
+        self.harbor[v.index()]
+    }
+
+    /// The resource `t` produces.
+    pub fn tile_resource(&self, t: TileId) -> Option<Resource> {
+        self.view.map.terrain[t.index()].resource()
+    }
+
+    /// Pips of `t`'s number.
+    pub fn tile_pips(&self, t: TileId) -> u32 {
+        pips(self.view.map.numbers[t.index()])
+    }
+
+    /// Whether a settlement may stand on `v` by the distance rule.
+    pub fn is_free_spot(&self, v: VertexId) -> bool {
+        self.building(v).is_none()
+            && topology().vertex_neighbors[v.index()]
+                .iter()
+                .all(|n| self.building(*n).is_none())
+    }
+
+    /// Pips per resource that a settlement on `v` would collect.
+    pub fn vertex_yield(&self, v: VertexId) -> [u32; 5] {
+        let mut y = [0; 5];
+        for &t in &topology().vertex_tiles[v.index()] {
+            if let Some(r) = self.tile_resource(t) {
+                y[r.index()] += self.tile_pips(t);
+            }
+        }
+        y
+    }
+
+    /// Pips per resource that `seat` collects now (cities twice, robber tile not).
+    pub fn production(&self, seat: Seat) -> [u32; 5] {
+        let mut y = [0; 5];
+        for (v, b) in self.building.iter().enumerate() {
+            let Some((owner, city)) = *b else { continue };
+            if owner != seat {
+                continue;
+            }
+            for &t in &topology().vertex_tiles[v] {
+                if t == self.view.robber {
+                    continue;
+                }
+                if let Some(r) = self.tile_resource(t) {
+                    y[r.index()] += self.tile_pips(t) * if city { 2 } else { 1 };
+                }
+            }
+        }
+        y
+    }
+
+    /// The viewer's settlements (not cities).
+    pub fn my_settlements(&self) -> impl Iterator<Item = VertexId> + '_ {
+        let me = self.seat();
+        (0..VERTEX_COUNT).filter_map(move |v| {
+            let v = VertexId(v as u8);
+            (self.building(v) == Some((me, false))).then_some(v)
+        })
+    }
+
+    /// The viewer's roads as a mask.
+    pub fn my_roads(&self) -> EdgeMask {
+        self.roads_of(self.seat())
+    }
+
+    /// `seat`'s roads as a mask.
+    pub fn roads_of(&self, seat: Seat) -> EdgeMask {
+        self.view
+            .roads
+            .iter()
+            .filter(|r| r.seat == seat)
+            .fold(0, |m, r| m | r.edge.bit())
+    }
+
+    /// Free spots touching one of the viewer's roads: where a settlement could be
+    /// built now with the cards.
+    pub fn reachable_spots(&self) -> Vec<VertexId> {
+        let topo = topology();
+        let roads = self.my_roads();
+        (0..VERTEX_COUNT)
+            .map(|v| VertexId(v as u8))
+            .filter(|v| topo.vertex_edge_mask[v.index()] & roads != 0 && self.is_free_spot(*v))
+            .collect()
+    }
+
+    /// How good a new settlement on `v` is for a seat producing `prod`: weighted
+    /// pips, a bonus for resources not produced yet, and its harbor.
+    pub fn spot_value(&self, v: VertexId, prod: &[u32; 5]) -> f32 {
+        let y = self.vertex_yield(v);
+        let mut value = 0.0;
+        for r in 0..5 {
+            value += y[r] as f32 * RESOURCE_WEIGHT[r];
+            if prod[r] == 0 && y[r] > 0 {
+                value += 1.5;
+            }
+        }
+        value
+            + match self.harbor(v) {
+                Some(Some(r)) => 0.25 * (prod[r.index()] + y[r.index()]).min(10) as f32,
+                Some(None) => 1.0,
+                None => 0.0,
+            }
+    }
+
+    /// Whether `seat` may route a road through `v` (no opponent building, R-5.2).
+    pub fn passable(&self, v: VertexId, seat: Seat) -> bool {
+        self.building(v).is_none_or(|(s, _)| s == seat)
+    }
+
+    /// `seat`'s longest route if it also had the roads in `extra`.
+    pub fn longest_route(&self, seat: Seat, extra: EdgeMask) -> u32 {
+        let roads = self.roads_of(seat) | extra;
+        let topo = topology();
+        let mut best = 0;
+        let mut m = roads;
+        while m != 0 {
+            let e = m.trailing_zeros() as usize;
+            m &= m - 1;
+            for v in topo.edge_vertices[e] {
+                best = best.max(self.route_from(v, seat, roads, 0));
+            }
+        }
+        best
+    }
+
+    /// The longest trail from `at` over unused roads in `roads`.
+    fn route_from(&self, at: VertexId, seat: Seat, roads: EdgeMask, used: EdgeMask) -> u32 {
+        let topo = topology();
+        let mut best = 0;
+        for &e in &topo.vertex_edges[at.index()] {
+            if roads & e.bit() == 0 || used & e.bit() != 0 {
+                continue;
+            }
+            let next = topo.other_end(e, at);
+            let len = if self.passable(next, seat) {
+                1 + self.route_from(next, seat, roads, used | e.bit())
+            } else {
+                1
+            };
+            best = best.max(len);
+        }
+        best
+    }
+
+    /// Tiles that touch one of `seat`'s buildings.
+    pub fn touches(&self, t: TileId, seat: Seat) -> bool {
+        topology().tile_vertices[t.index()]
+            .iter()
+            .any(|v| self.building(*v).is_some_and(|(s, _)| s == seat))
+    }
+}

@@ -1,0 +1,103 @@
+//! Whole games through the arena: every decision of every bot must be accepted by
+//! the engine, and the heuristic bot must clearly beat random-legal play.
+
+use catan_bots::arena::{self, Tally, seating};
+use catan_bots::{BotKind, RandomBot, Strategy};
+use catan_engine::{Action, Game, GameOptions, MapKind, Phase, Resources};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+const H: BotKind = BotKind::Heuristic;
+const R: BotKind = BotKind::Random;
+
+fn options(players: u8, map: MapKind) -> GameOptions {
+    GameOptions {
+        players,
+        vp_target: 10,
+        map,
+    }
+}
+
+fn assert_clean(tally: &Tally) {
+    assert!(
+        tally.errors.is_empty(),
+        "refused or stuck: {:?}",
+        tally.errors
+    );
+    assert_eq!(tally.finished(), tally.games);
+}
+
+#[test]
+fn one_heuristic_bot_wins_at_least_85_percent_of_200_games_against_three_random_bots() {
+    // the lineup rotates, so the heuristic bot sits in every seat 50 times.
+    let lineup = [H, R, R, R];
+    let tally = arena::run(&lineup, options(4, MapKind::Random), 7, 0..200);
+    assert_clean(&tally);
+    let share = tally.share(&lineup, H);
+    assert!(share >= 0.85, "heuristic won only {:.1}%", 100.0 * share);
+}
+
+#[test]
+fn every_decision_of_four_heuristic_bots_is_legal_and_every_game_ends() {
+    let lineup = [H, H, H, H];
+    let tally = arena::run(&lineup, options(4, MapKind::Random), 11, 0..40);
+    assert_clean(&tally);
+    // Equal bots: no entry wins everything.
+    assert!(tally.wins.iter().all(|&w| w < 30), "wins {:?}", tally.wins);
+}
+
+#[test]
+fn every_decision_is_legal_in_three_player_games_on_both_maps() {
+    // three seats.
+    for map in [MapKind::Random, MapKind::Beginner] {
+        let tally = arena::run(&[H, R, H], options(3, map), 3, 0..30);
+        assert_clean(&tally);
+    }
+}
+
+#[test]
+fn random_bots_only_also_finish_their_games() {
+    let tally = arena::run(&[R, R, R, R], options(4, MapKind::Random), 5, 0..10);
+    assert_clean(&tally);
+}
+
+#[test]
+fn the_lineup_rotates_through_every_seat() {
+    let mut seen = [[false; 4]; 4];
+    for i in 0..4 {
+        for (seat, entry) in seating(4, i).into_iter().enumerate() {
+            seen[entry][seat] = true;
+        }
+    }
+    assert!(seen.iter().flatten().all(|&s| s));
+}
+
+#[test]
+fn the_random_bot_discards_exactly_the_owed_cards_from_its_own_hand() {
+    //
+    let game = Game::new(GameOptions::default(), 1).unwrap();
+    let mut view = game.view(Some(game.current()));
+    let hand = Resources([3, 0, 2, 2, 1]);
+    view.me.as_mut().unwrap().hand = hand;
+    view.phase = Phase::Discard { pending: [4; 4] };
+    let legal = [Action::Discard {
+        cards: Resources([3, 0, 1, 0, 0]),
+    }];
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    for _ in 0..50 {
+        let Action::Discard { cards } = RandomBot::new().choose(&view, &legal, &mut rng) else {
+            panic!("a discard is due");
+        };
+        assert_eq!(cards.total(), 4);
+        assert!(hand.contains(&cards));
+    }
+}
+
+#[test]
+fn a_run_is_the_same_whatever_way_its_games_are_split() {
+    let lineup = [H, R, R, R];
+    let whole = arena::run(&lineup, options(4, MapKind::Random), 2, 0..12);
+    let mut parts = arena::run(&lineup, options(4, MapKind::Random), 2, 0..5);
+    parts.merge(arena::run(&lineup, options(4, MapKind::Random), 2, 5..12));
+    assert_eq!(whole, parts);
+}
