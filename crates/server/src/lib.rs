@@ -13,6 +13,7 @@
 //! - [`registry`]: the rooms by id. [`bot`]: built-in bots, clients like any other.
 //! - [`origin`]: CORS and WebSocket origin checks. [`token`]: secrets.
 //! - [`error`]: lobby errors with stable codes.
+//! - [`web`]: the embedded browser client (`/`, `/web/...`) and `GET /api/board`.
 //!
 //! [`run`] takes its listener and shutdown signal from outside, so tests bind port 0.
 
@@ -27,6 +28,7 @@ pub mod registry;
 pub mod room;
 pub mod store;
 pub mod token;
+pub mod web;
 pub mod ws;
 
 use std::future::Future;
@@ -83,6 +85,9 @@ pub fn app(state: AppState) -> Router {
     Router::new()
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
+        .route("/", get(web::index))
+        .route("/web/{file}", get(web::asset))
+        .route("/api/board", get(web::board))
         .route("/api/games", get(history::list_games))
         .route("/api/games/{id}", get(history::get_game))
         .route("/api/games/{id}/replay", get(history::replay))
