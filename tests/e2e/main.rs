@@ -1,6 +1,7 @@
 //! The end-to-end suite: one test binary driving the real server over real sockets.
 
 mod bad_input;
+mod browser;
 mod deploy;
 mod game;
 mod lobby;

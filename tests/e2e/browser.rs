@@ -1,0 +1,154 @@
+//! The browser client in real headless Chromium: runs `node --test web/tests/`
+//! (Playwright driving Debian's `chromium`) against a server started here, so that
+//! `cargo test` covers the client too.
+//!
+//! Skipped, with a message, when `/usr/bin/chromium` or `web/node_modules` is
+//! missing, unless `CATAN_REQUIRE_BROWSER` is set (as `.ci/run` does): then a
+//! missing browser is a failure.
+
+use std::path::Path;
+
+use catan_e2e::TestServer;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_browser_client_plays_a_whole_game_in_headless_chromium() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the tests crate sits in the workspace root");
+    let required = std::env::var_os("CATAN_REQUIRE_BROWSER").is_some_and(|v| !v.is_empty());
+    let chromium = Path::new("/usr/bin/chromium");
+    let modules = root.join("web/node_modules/playwright-core");
+    if !chromium.exists() || !modules.exists() {
+        let what = format!(
+            "/usr/bin/chromium present: {}, web/node_modules/playwright-core present: {}",
+            chromium.exists(),
+            modules.exists()
+        );
+        assert!(
+            !required,
+            "CATAN_REQUIRE_BROWSER is set but the browser tests cannot run ({what}); \
+             install with `apt-get install -y chromium` and `cd web && npm ci`"
+        );
+        eprintln!(
+            "SKIPPED the browser tests ({what}): install Chromium (`apt-get install -y chromium`) \
+             and `cd web && npm ci`, or set CATAN_REQUIRE_BROWSER=1 to make this a failure"
+        );
+        return;
+    }
+
+    let server = TestServer::start_with(|c| c.bot_think_ms = 0).await;
+    let output = tokio::process::Command::new("node")
+        .args(["--test", "web/tests/"])
+        .current_dir(root)
+        .env("CATAN_URL", server.url(""))
+        .kill_on_drop(true)
+        .output()
+        .await
+        .expect("run node (Node 20 or newer must be installed)");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "browser tests failed ({}); screenshots in tests/artifacts/\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+        output.status
+    );
+    eprintln!("{stdout}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_client_is_served_at_the_root_and_the_board_endpoint_matches_the_engine() {
+    let server = TestServer::start().await;
+    let page = server
+        .http
+        .get(server.url("/"))
+        .send()
+        .await
+        .expect("GET /");
+    assert_eq!(page.status(), 200);
+    assert!(
+        page.headers()["content-type"]
+            .to_str()
+            .expect("ascii")
+            .starts_with("text/html")
+    );
+    assert!(page.text().await.expect("body").contains("/web/app.js"));
+    for (file, mime) in [
+        ("app.js", "text/javascript"),
+        ("board.js", "text/javascript"),
+        ("style.css", "text/css"),
+    ] {
+        let r = server
+            .http
+            .get(server.url(&format!("/web/{file}")))
+            .send()
+            .await
+            .expect("GET asset");
+        assert_eq!(r.status(), 200, "{file}");
+        assert!(
+            r.headers()["content-type"]
+                .to_str()
+                .expect("ascii")
+                .starts_with(mime)
+        );
+    }
+    let missing = server
+        .http
+        .get(server.url("/web/nope.js"))
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(missing.status(), 404);
+
+    let board: serde_json::Value = server
+        .http
+        .get(server.url("/api/board"))
+        .send()
+        .await
+        .expect("GET /api/board")
+        .json()
+        .await
+        .expect("json");
+    let t = catan_engine::board::topology();
+    let tiles = board["tiles"].as_array().expect("tiles");
+    let vertices = board["vertices"].as_array().expect("vertices");
+    let edges = board["edges"].as_array().expect("edges");
+    assert_eq!((tiles.len(), vertices.len(), edges.len()), (19, 54, 72));
+    for (i, tile) in tiles.iter().enumerate() {
+        let (q, r) = t.tile_coords[i];
+        assert_eq!(tile["id"], i);
+        assert_eq!(
+            (tile["q"].as_i64(), tile["r"].as_i64()),
+            (Some(q.into()), Some(r.into()))
+        );
+        assert_eq!(tile["x"].as_i64(), Some(i64::from(2 * q + r)));
+        assert_eq!(tile["y"].as_i64(), Some(i64::from(3 * r)));
+        let corners: Vec<u8> = t.tile_vertices[i].iter().map(|v| v.0).collect();
+        assert_eq!(tile["vertices"], serde_json::json!(corners));
+    }
+    for (i, v) in vertices.iter().enumerate() {
+        let (x, y) = t.vertex_coords[i];
+        assert_eq!(
+            (v["x"].as_i64(), v["y"].as_i64()),
+            (Some(x.into()), Some(y.into()))
+        );
+    }
+    for (i, e) in edges.iter().enumerate() {
+        let [a, b] = t.edge_vertices[i];
+        assert_eq!(
+            (e["a"].as_u64(), e["b"].as_u64()),
+            (Some(a.0.into()), Some(b.0.into()))
+        );
+    }
+    // protocol.md 14: vertex 0 is tile 0's top corner; harbors on paths 1, 4, 17, ...
+    assert_eq!(
+        (vertices[0]["x"].as_i64(), vertices[0]["y"].as_i64()),
+        (Some(-2), Some(-8))
+    );
+    assert_eq!(
+        board["harbor_edges"],
+        serde_json::json!([1, 4, 17, 48, 65, 69, 62, 39, 18])
+    );
+    assert_eq!(board["coast"].as_array().expect("coast").len(), 30);
+    server.stop().await;
+}
