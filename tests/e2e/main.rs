@@ -4,6 +4,7 @@ mod bad_input;
 mod browser;
 mod deploy;
 mod game;
+mod loadgen;
 mod lobby;
 mod persistence;
 mod protocol_doc;

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# bench/load.sh: builds release, starts catan-server on loopback (SQLite or
+# PostgreSQL store, fresh database per run), runs catan-loadgen scenarios and
+# optionally the ws-baseline relay with the same room count; one JSON line per run
+# under bench/results/<timestamp>/ (git-ignored).
+#
+# Usage: bench/load.sh [--store sqlite|postgres] [--runs N] [--baseline]
+#                      [--scenario saturation|latency|idle|soak]...
+# Scenarios (defaults; override with the environment variables in brackets):
+#   saturation  1000 rooms, think 0,   20 s after 5 s warm-up   [SAT_ROOMS, SAT_DURATION]
+#   latency     1000 rooms, think 200, 30 s after 10 s warm-up  [LAT_ROOMS, LAT_DURATION]
+#               + checks that the store holds exactly the acknowledged actions
+#   idle        10000 rooms created, seated and started; as many connected as the
+#               open-file limit allows; held 30 s            [IDLE_ROOMS, IDLE_DURATION]
+#   soak        1000 rooms, think 200, 600 s after 60 s warm-up, RSS every 10 s
+# --baseline runs /work/shared/bench/ws-baseline (copied to /tmp/ws-baseline) for
+# the saturation room count, default and --read-buffer-size 4096 servers.
+# Other knobs: PORT [19500], PG_ADMIN [postgres://postgres@127.0.0.1:5432/postgres],
+# OUT [bench/results/<timestamp>].
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+STORE=sqlite RUNS=1 BASELINE=0 SCENARIOS=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --store) STORE=$2; shift 2 ;;
+    --runs) RUNS=$2; shift 2 ;;
+    --baseline) BASELINE=1; shift ;;
+    --scenario) SCENARIOS+=("$2"); shift 2 ;;
+    *) echo "unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+[ ${#SCENARIOS[@]} -gt 0 ] || SCENARIOS=(saturation latency idle)
+case "$STORE" in sqlite|postgres) ;; *) echo "--store sqlite|postgres" >&2; exit 2 ;; esac
+
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
+PORT=${PORT:-19500}
+PG_ADMIN=${PG_ADMIN:-postgres://postgres@127.0.0.1:5432/postgres}
+OUT=${OUT:-bench/results/$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$OUT"
+ulimit -n "$(ulimit -Hn)"
+cargo build --release --quiet -p catan-server -p catan-client
+BIN=$CARGO_TARGET_DIR/release
+TMP=$(mktemp -d)
+SERVER_PID=
+cleanup() {
+  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# Starts catan-server on a fresh database; sets SERVER_PID and DB.
+start_server() {
+  local name=$1
+  if [ "$STORE" = sqlite ]; then
+    DB="sqlite://$TMP/$name.db"
+  else
+    local db="catan_load_${name//-/_}_$$"
+    psql -q "$PG_ADMIN" -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
+    DB="${PG_ADMIN%/*}/$db"
+  fi
+  CATAN_BIND=127.0.0.1:$PORT CATAN_ADMIN_BIND=127.0.0.1:$((PORT + 1)) DATABASE_URL=$DB \
+    CATAN_MAX_ROOMS=20000 RUST_LOG=${RUST_LOG:-warn} \
+    "$BIN/catan-server" 2>>"$OUT/server.log" &
+  SERVER_PID=$!
+  for _ in $(seq 100); do
+    curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null && return 0
+    sleep 0.1
+  done
+  echo "server did not become ready" >&2; exit 1
+}
+
+stop_server() {
+  kill "$SERVER_PID" 2>/dev/null || true
+  wait "$SERVER_PID" 2>/dev/null || true
+  SERVER_PID=
+}
+
+# Rows in game_actions of the current database.
+store_rows() {
+  if [ "$STORE" = sqlite ]; then
+    sqlite3 "${DB#sqlite://}" "SELECT COUNT(*) FROM game_actions"
+  else
+    psql -qtA "$DB" -c "SELECT COUNT(*) FROM game_actions"
+  fi
+}
+
+run_loadgen() { # scenario run args...
+  local scenario=$1 run=$2; shift 2
+  start_server "$scenario-$run"
+  local line rc=0
+  line=$("$BIN/catan-loadgen" --url "ws://127.0.0.1:$PORT" --server-pid "$SERVER_PID" --json "$@" \
+    | tee -a "$OUT/loadgen.log" | tail -n 1) || rc=$?
+  sleep 1
+  local rows
+  rows=$(store_rows)
+  stop_server
+  echo "$line" | jq -c --arg s "$scenario" --arg st "$STORE" --argjson run "$run" \
+    --argjson rows "$rows" --argjson rc "$rc" --arg args "$*" \
+    '. + {scenario: $s, store: $st, run: $run, store_rows: $rows, exit: $rc, args: $args,
+          store_matches_acks: ($rows == .actions_total)}' | tee -a "$OUT/runs.jsonl"
+}
+
+for run in $(seq "$RUNS"); do
+  for sc in "${SCENARIOS[@]}"; do
+    case "$sc" in
+      saturation) run_loadgen saturation "$run" --rooms "${SAT_ROOMS:-1000}" --think-ms 0 \
+                    --duration "${SAT_DURATION:-20}" --warmup 5 ;;
+      latency) run_loadgen latency "$run" --rooms "${LAT_ROOMS:-1000}" --think-ms 200 \
+                 --duration "${LAT_DURATION:-30}" --warmup 10 ;;
+      idle) run_loadgen idle "$run" --idle --rooms "${IDLE_ROOMS:-10000}" \
+              --duration "${IDLE_DURATION:-30}" --warmup 60 --setup-concurrency 128 ;;
+      soak) run_loadgen soak "$run" --rooms 1000 --think-ms 200 --duration 600 --warmup 60 \
+              --sample-secs 10 ;;
+      *) echo "unknown scenario $sc" >&2; exit 2 ;;
+    esac
+  done
+done
+
+if [ "$BASELINE" = 1 ]; then
+  WSB=/tmp/ws-baseline
+  [ -d "$WSB" ] || { cp -r /work/shared/bench/ws-baseline "$WSB"; chmod -R u+w "$WSB"; }
+  (cd "$WSB" && CARGO_TARGET_DIR=$WSB/target cargo build --release --quiet)
+  for run in $(seq "$RUNS"); do
+    for args in "" "--read-buffer-size 4096"; do
+      # shellcheck disable=SC2086
+      "$WSB/target/release/baseline-server" $((PORT + 2)) $args 2>/dev/null &
+      pid=$!
+      sleep 0.5
+      "$WSB/target/release/loadgen" --port $((PORT + 2)) --rooms "${SAT_ROOMS:-1000}" \
+        --duration "${SAT_DURATION:-20}" --warmup 5 --server-pid "$pid" --json \
+        | tail -n 1 | jq -c --arg a "$args" --argjson run "$run" \
+          '. + {scenario: "baseline", server_args: $a, run: $run}' | tee -a "$OUT/baseline.jsonl"
+      kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
+    done
+  done
+fi
+echo "results in $OUT"

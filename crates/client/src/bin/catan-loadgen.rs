@@ -1,0 +1,162 @@
+//! `catan-loadgen`: plays many rooms of 4 random clients against a catan-server on
+//! this machine (loopback only) and reports throughput, latency, rejections, errors
+//! and the server's memory and CPU per action. See `bench/load.sh`.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use catan_client::loadgen::{self, LoadConfig};
+use catan_client::target;
+use clap::Parser;
+
+/// Load generator for catan-server (loopback targets only).
+#[derive(Debug, Parser)]
+#[command(name = "catan-loadgen", version)]
+struct Args {
+    /// Server URL, e.g. `ws://127.0.0.1:8080`; only 127.0.0.0/8, ::1 or localhost.
+    #[arg(long, default_value = "ws://127.0.0.1:8080")]
+    url: String,
+    /// Concurrent room slots (4 seats each), at most 10000.
+    #[arg(long, default_value_t = 10)]
+    rooms: usize,
+    /// Measured window in seconds (at most 600).
+    #[arg(long, default_value_t = 10)]
+    duration: u64,
+    /// Warm-up before the window in seconds (at most 120).
+    #[arg(long, default_value_t = 2)]
+    warmup: u64,
+    /// Pause before each action, ms (0 = as fast as the server answers).
+    #[arg(long, default_value_t = 0)]
+    think_ms: u64,
+    /// The server's process id, for its RSS and CPU time.
+    #[arg(long)]
+    server_pid: Option<u32>,
+    /// An action not acknowledged within this many ms is an error.
+    #[arg(long, default_value_t = 10_000)]
+    action_timeout_ms: u64,
+    /// Rooms set up at once (HTTP calls and WebSocket upgrades).
+    #[arg(long, default_value_t = 64)]
+    setup_concurrency: usize,
+    /// Idle mode: create, seat, connect and start the rooms, then hold them.
+    #[arg(long)]
+    idle: bool,
+    /// In idle mode, connect the seats of at most this many rooms (default: as many
+    /// as this process's open-file limit allows).
+    #[arg(long)]
+    idle_connect_rooms: Option<usize>,
+    /// Server RSS sampling interval, s.
+    #[arg(long, default_value_t = 10)]
+    sample_secs: u64,
+    /// Seed of the clients' random choices.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print one JSON object as the last line.
+    #[arg(long)]
+    json: bool,
+}
+
+/// This process's soft limit on open files (`/proc/self/limits`).
+fn nofile_limit() -> usize {
+    std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Max open files"))
+                .and_then(|l| l.split_whitespace().nth(3))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(1024)
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let target = match target::parse_loopback(&args.url) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("catan-loadgen: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let fds = nofile_limit();
+    let fit = fds.saturating_sub(256) / 4;
+    if !args.idle && args.rooms > fit {
+        eprintln!(
+            "catan-loadgen: {} rooms need {} sockets but the open-file limit is {fds} (raise it with `ulimit -n`)",
+            args.rooms,
+            args.rooms * 4
+        );
+        return ExitCode::from(2);
+    }
+    let mut config = LoadConfig::new(target);
+    config.rooms = args.rooms;
+    config.duration = Duration::from_secs(args.duration);
+    config.warmup = Duration::from_secs(args.warmup);
+    config.think = Duration::from_millis(args.think_ms);
+    config.server_pid = args.server_pid;
+    config.action_timeout = Duration::from_millis(args.action_timeout_ms);
+    config.setup_concurrency = args.setup_concurrency;
+    config.idle = args.idle;
+    config.idle_connect_rooms = args.idle_connect_rooms.unwrap_or(fit).min(fit);
+    config.sample_every = Duration::from_secs(args.sample_secs.max(1));
+    config.seed = args.seed;
+    if let Err(e) = config.check() {
+        eprintln!("catan-loadgen: {e}");
+        return ExitCode::from(2);
+    }
+    let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
+    let report = match runtime.block_on(loadgen::run(config)) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("catan-loadgen: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let opt = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.1}"));
+    println!(
+        "mode {} rooms {} connections {} think {} ms window {} s",
+        report.mode, report.rooms, report.connections, report.think_ms, report.duration_s
+    );
+    println!(
+        "games finished {} (total {}, bad results {}) actions {} ({:.0}/s, total {})",
+        report.games_finished,
+        report.games_finished_total,
+        report.bad_results,
+        report.actions,
+        report.actions_per_s,
+        report.actions_total
+    );
+    println!(
+        "latency ms p50 {:.2} p90 {:.2} p99 {:.2} p999 {:.2} max {:.2}",
+        report.p50_ms, report.p90_ms, report.p99_ms, report.p999_ms, report.max_ms
+    );
+    println!(
+        "rejected {} errors {} dropped {}",
+        report.rejected, report.errors, report.dropped
+    );
+    for e in &report.error_samples {
+        println!("  error: {e}");
+    }
+    println!(
+        "server RSS {} KiB ({} KiB/connection, {} KiB/room, slope {} KiB/min) CPU {}% ({} µs/action), loadgen CPU {}%",
+        report
+            .server_rss_kib
+            .map_or("-".to_owned(), |v| v.to_string()),
+        opt(report.rss_per_conn_kib),
+        opt(report.rss_per_room_kib),
+        opt(report.rss_slope_kib_per_min),
+        opt(report.server_cpu_pct),
+        opt(report.server_cpu_per_action_us),
+        opt(report.loadgen_cpu_pct),
+    );
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string(&report).expect("report serializes")
+        );
+    }
+    if report.errors > 0 || report.rejected > 0 || report.bad_results > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,108 @@
+//! The reference client and the load generator against an in-process server: the
+//! tools that measure the server are themselves tested.
+
+use std::time::Duration;
+
+use catan_client::loadgen::{self, LoadConfig};
+use catan_client::lobby::Lobby;
+use catan_client::seat::{RandomStrategy, SeatClient};
+use catan_client::target::{self, TargetError};
+use catan_e2e::TestServer;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_load_generator_finishes_games_without_rejections_or_errors() {
+    let server = TestServer::start().await;
+    let target = target::parse_loopback(&format!("ws://{}", server.addr)).expect("loopback");
+    let mut config = LoadConfig::new(target);
+    config.rooms = 4;
+    config.warmup = Duration::from_millis(200);
+    config.duration = Duration::from_secs(2);
+    config.server_pid = Some(std::process::id());
+    let report = loadgen::run(config).await.expect("valid configuration");
+    assert!(report.games_finished_total > 0, "{report:?}");
+    assert!(report.actions > 0, "{report:?}");
+    assert_eq!(report.rejected, 0, "{report:?}");
+    assert_eq!(report.errors, 0, "{report:?}");
+    assert_eq!(report.dropped, 0, "{report:?}");
+    assert_eq!(report.bad_results, 0, "{report:?}");
+    assert_eq!(report.connections, 16);
+    assert!(report.p50_ms > 0.0 && report.p50_ms <= report.p999_ms);
+    assert!(report.server_rss_kib.is_some() && report.server_cpu_s.is_some());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_load_generator_refuses_targets_that_are_not_loopback() {
+    for url in [
+        "ws://10.1.2.3:8080",
+        "ws://192.168.0.1:8080",
+        "ws://example.org:8080",
+        "ws://0.0.0.0:8080",
+    ] {
+        assert!(
+            matches!(
+                target::parse_loopback(url),
+                Err(TargetError::NotLoopback(_))
+            ),
+            "{url} must be refused"
+        );
+    }
+    // Even a target parsed without the check is refused by the run itself.
+    let remote = target::parse("ws://10.1.2.3:8080").expect("url");
+    let err = loadgen::run(LoadConfig::new(remote)).await.unwrap_err();
+    assert!(err.to_string().contains("not loopback"), "{err}");
+}
+
+#[tokio::test]
+async fn the_load_generator_refuses_runs_beyond_its_caps() {
+    let t = target::parse_loopback("ws://127.0.0.1:1").expect("loopback");
+    let mut c = LoadConfig::new(t.clone());
+    c.rooms = 10_001;
+    assert!(c.check().is_err());
+    let mut c = LoadConfig::new(t);
+    c.duration = Duration::from_secs(601);
+    assert!(c.check().is_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reference_client_plays_a_full_game_against_built_in_bots() {
+    let server = TestServer::start().await;
+    let target = target::parse(&format!("ws://{}", server.addr)).expect("url");
+    let lobby = Lobby::new(&target);
+    let created = lobby.create_room(4).await.expect("room");
+    let seat = lobby.take_seat(created.room_id, "ref").await.expect("seat");
+    for _ in 0..3 {
+        lobby
+            .add_bot(created.room_id, &created.host_token)
+            .await
+            .expect("bot");
+    }
+    let mut client = SeatClient::connect(&target, created.room_id, &seat.token)
+        .await
+        .expect("connect");
+    lobby
+        .start(created.room_id, &created.host_token)
+        .await
+        .expect("start");
+    let outcome = tokio::time::timeout(
+        Duration::from_secs(120),
+        client.play_to_end(&mut RandomStrategy::new(7)),
+    )
+    .await
+    .expect("game ends in time")
+    .expect("game played");
+    assert_eq!(outcome.seat, Some(seat.seat));
+    assert_eq!(
+        outcome.rejected, 0,
+        "a well-behaved client is never rejected"
+    );
+    assert!(outcome.actions > 0);
+    let top = outcome
+        .scores
+        .iter()
+        .find(|s| s.seat == outcome.winner)
+        .expect("winner's score");
+    assert!(top.points >= 10, "R-1.1: the winner reached the target");
+    assert!(outcome.own_points().is_some());
+    server.stop().await;
+}
