@@ -20,8 +20,14 @@ pub const RECV_TIMEOUT: Duration = Duration::from_secs(20);
 pub struct TestServer {
     /// Its address.
     pub addr: SocketAddr,
+    /// The admin listener's address, when an admin token was configured.
+    pub admin_addr: Option<SocketAddr>,
+    /// The admin token, when one was configured.
+    pub admin_token: Option<String>,
     /// HTTP client.
     pub http: reqwest::Client,
+    /// Lines the child-process server printed (its log), for servers run in a child.
+    pub output: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
     /// Dropping or firing this stops the server.
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     /// The server task.
@@ -32,6 +38,7 @@ pub struct TestServer {
 
 impl TestServer {
     /// Starts a server with test defaults (no bot think time), adjusted by `tweak`.
+    /// With an admin token set, the admin listener runs on its own loopback port.
     pub async fn start_with(tweak: impl FnOnce(&mut Config)) -> TestServer {
         let mut config = Config::for_tests();
         tweak(&mut config);
@@ -39,13 +46,23 @@ impl TestServer {
             .await
             .expect("bind");
         let addr = listener.local_addr().expect("addr");
+        let (admin, admin_addr) = bind_admin(&config).await;
+        let admin_token = config.admin_token().map(str::to_owned);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let task = tokio::spawn(catan_server::run(listener, config, async move {
-            let _ = stopped.await;
-        }));
+        let task = tokio::spawn(catan_server::run_with(
+            listener,
+            admin,
+            config,
+            async move {
+                let _ = stopped.await;
+            },
+        ));
         TestServer {
             addr,
+            admin_addr,
+            admin_token,
             http: reqwest::Client::new(),
+            output: std::sync::Arc::default(),
             stop: Some(stop),
             task: Some(task),
             child: None,
@@ -63,14 +80,19 @@ impl TestServer {
             .await
             .expect("bind");
         let addr = listener.local_addr().expect("addr");
+        let (admin, admin_addr) = bind_admin(&config).await;
+        let admin_token = config.admin_token().map(str::to_owned);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let state = catan_server::AppState::new(config, store);
-        let task = tokio::spawn(catan_server::serve(listener, state, async move {
+        let task = tokio::spawn(catan_server::serve(listener, admin, state, async move {
             let _ = stopped.await;
         }));
         TestServer {
             addr,
+            admin_addr,
+            admin_token,
             http: reqwest::Client::new(),
+            output: std::sync::Arc::default(),
             stop: Some(stop),
             task: Some(task),
             child: None,
@@ -78,12 +100,24 @@ impl TestServer {
     }
 
     /// Starts the server in a separate process (this test binary re-run as
-    /// `persistence::child_server`, which calls the same `catan_server::run` as the
-    /// `catan-server` binary), so that a test can kill it with SIGKILL.
+    /// `persistence::child_server`, which serves like the `catan-server` binary,
+    /// SIGTERM and Ctrl-C included), so that a test can kill it with SIGKILL.
     pub fn spawn_process(database_url: &str) -> TestServer {
+        Self::spawn_process_with(database_url, &[])
+    }
+
+    /// [`TestServer::spawn_process`] with extra environment variables (flags), e.g.
+    /// `CATAN_ADMIN_TOKEN`. The child's log lines are kept in `output`.
+    pub fn spawn_process_with(database_url: &str, env: &[(&str, &str)]) -> TestServer {
         use std::io::BufRead;
         let exe = std::env::current_exe().expect("test binary");
-        let mut child = std::process::Command::new(exe)
+        let mut command = std::process::Command::new(exe);
+        command.envs(env.iter().copied());
+        let admin_token = env
+            .iter()
+            .find(|(k, _)| *k == "CATAN_ADMIN_TOKEN")
+            .map(|(_, v)| (*v).to_owned());
+        let mut child = command
             .args([
                 "--exact",
                 "persistence::child_server",
@@ -94,6 +128,7 @@ impl TestServer {
             .env("CATAN_E2E_CHILD", "1")
             .env("DATABASE_URL", database_url)
             .env("CATAN_BIND", "127.0.0.1:0")
+            .env("CATAN_ADMIN_BIND", "127.0.0.1:0")
             .env("CATAN_BOT_THINK_MS", "0")
             .env("CATAN_RATE_LIMIT", "100000")
             .stdout(std::process::Stdio::piped())
@@ -101,24 +136,116 @@ impl TestServer {
             .expect("spawn server process");
         let stdout = child.stdout.take().expect("stdout");
         let mut lines = std::io::BufReader::new(stdout).lines();
+        let output: std::sync::Arc<std::sync::Mutex<Vec<String>>> = std::sync::Arc::default();
+        let mut admin_addr = None;
         let addr = loop {
             let line = lines
                 .next()
                 .expect("server process exited early")
                 .expect("read");
-            if let Some((_, a)) = line.split_once("LISTENING ") {
+            output.lock().expect("output").push(line.clone());
+            if let Some((_, a)) = line.split_once("ADMIN LISTENING ") {
+                admin_addr = Some(a.trim().parse().expect("address"));
+            } else if let Some((_, a)) = line.split_once("LISTENING ") {
                 break a.trim().parse().expect("address");
             }
         };
         // Keep draining its output so it never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines.by_ref() {});
+        let kept = output.clone();
+        std::thread::spawn(move || {
+            for line in lines.by_ref().map_while(Result::ok) {
+                kept.lock().expect("output").push(line);
+            }
+        });
         TestServer {
             addr,
+            admin_addr,
+            admin_token,
             http: reqwest::Client::new(),
+            output,
             stop: None,
             task: None,
             child: Some(child),
         }
+    }
+
+    /// Sends SIGTERM to a child-process server and waits up to `within` for it to
+    /// exit; returns its exit status and how long it took.
+    ///
+    /// # Panics
+    /// If the process is still running after `within`.
+    pub fn terminate(&mut self, within: Duration) -> (std::process::ExitStatus, Duration) {
+        let mut child = self.child.take().expect("a child-process server");
+        let started = std::time::Instant::now();
+        let sent = std::process::Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(sent.success(), "kill -TERM failed");
+        loop {
+            if let Some(status) = child.try_wait().expect("wait") {
+                return (status, started.elapsed());
+            }
+            if started.elapsed() > within {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("the server did not exit within {within:?} of SIGTERM");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Stops an in-process server and waits for `serve` to return, however long it
+    /// takes (up to a minute); returns how long that was.
+    ///
+    /// # Panics
+    /// If the server returns an error or has not returned within a minute.
+    pub async fn shutdown(mut self) -> Duration {
+        let started = std::time::Instant::now();
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        let task = self.task.take().expect("an in-process server");
+        tokio::time::timeout(Duration::from_secs(60), task)
+            .await
+            .expect("serve returned within a minute")
+            .expect("server task")
+            .expect("serve returned Ok");
+        started.elapsed()
+    }
+
+    /// Full URL of an admin path.
+    ///
+    /// # Panics
+    /// Without an admin listener.
+    #[must_use]
+    pub fn admin_url(&self, path: &str) -> String {
+        format!(
+            "http://{}{}",
+            self.admin_addr.expect("admin listener"),
+            path
+        )
+    }
+
+    /// `GET` on the admin listener with the admin token.
+    pub async fn admin_get(&self, path: &str) -> reqwest::Response {
+        self.http
+            .get(self.admin_url(path))
+            .bearer_auth(self.admin_token.as_deref().expect("admin token"))
+            .send()
+            .await
+            .expect("http")
+    }
+
+    /// `POST` on the admin listener with the admin token and a JSON body.
+    pub async fn admin_post(&self, path: &str, body: &Value) -> reqwest::Response {
+        self.http
+            .post(self.admin_url(path))
+            .bearer_auth(self.admin_token.as_deref().expect("admin token"))
+            .json(body)
+            .send()
+            .await
+            .expect("http")
     }
 
     /// Kills a child-process server with SIGKILL: no shutdown, no flushing.
@@ -241,6 +368,18 @@ impl TestServer {
             let _ = tokio::time::timeout(Duration::from_secs(10), t).await;
         }
     }
+}
+
+/// Binds a loopback admin listener when `config` has an admin token.
+async fn bind_admin(config: &Config) -> (Option<tokio::net::TcpListener>, Option<SocketAddr>) {
+    if config.admin_token().is_none() {
+        return (None, None);
+    }
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind admin");
+    let addr = l.local_addr().expect("admin addr");
+    (Some(l), Some(addr))
 }
 
 /// Plays as a random-legal client until the game ends, following the same

@@ -171,7 +171,8 @@ async fn a_client_that_stops_reading_is_dropped_and_never_stalls_the_room() {
         listed: false,
         spectators: true,
     };
-    let room = RoomHandle::spawn(Arc::new(config), options, "host".into(), Arc::new(store));
+    let state = catan_server::AppState::new(config, Arc::new(store));
+    let room = RoomHandle::spawn(state.room_context(), options, "host".into());
     for _ in 0..3 {
         room.add_bot(
             "host".into(),

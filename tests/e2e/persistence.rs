@@ -25,13 +25,24 @@ fn child_server() {
         return;
     }
     let config = <catan_server::Config as clap::Parser>::parse_from(["catan-server"]);
+    // The server's log goes to stdout, where the parent test can read it.
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new("info"))
+        .with_ansi(false)
+        .with_writer(std::io::stdout)
+        .init();
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(config.bind)
             .await
             .expect("bind");
+        let admin = catan_server::bind_admin(&config).await.expect("bind admin");
+        if let Some(a) = &admin {
+            println!("ADMIN LISTENING {}", a.local_addr().expect("addr"));
+        }
         println!("LISTENING {}", listener.local_addr().expect("addr"));
-        catan_server::run(listener, config, std::future::pending())
+        // Like the `catan-server` binary: SIGTERM or Ctrl-C shut it down gracefully.
+        catan_server::run_with(listener, admin, config, catan_server::shutdown_signal())
             .await
             .expect("serve");
     });
@@ -363,6 +374,9 @@ impl Store for FlakyStore {
             return Err(down());
         }
         self.inner.finish_game(game, finish).await
+    }
+    async fn abandon_game(&self, game: Uuid) -> Result<(), StoreError> {
+        self.inner.abandon_game(game).await
     }
     async fn unfinished_games(&self) -> Result<Vec<GameRecord>, StoreError> {
         self.inner.unfinished_games().await

@@ -10,6 +10,7 @@ use std::fmt::Debug;
 use catan_engine::board::topology;
 use catan_engine::{Action, ActionError, Event, GameView, Phase};
 use catan_server::Config;
+use catan_server::admin;
 use catan_server::error::LobbyError;
 use catan_server::protocol::{
     AddBotRequest, AddBotResponse, ClientMessage, CreateRoomRequest, CreateRoomResponse, ErrorBody,
@@ -159,8 +160,32 @@ fn check(ex: &Example) -> Result<Value, String> {
         "ErrorBody" => round_trip::<ErrorBody>(ex, true),
         "Event" => round_trip::<Event>(ex, true),
         "GameView" => round_trip::<GameView>(ex, true),
+        // The admin API.
+        "CloseRoomRequest" => round_trip::<admin::CloseRoomRequest>(ex, false),
+        "KickRequest" => round_trip::<admin::KickRequest>(ex, false),
+        "AdminRoomList" => round_trip::<admin::AdminRoomList>(ex, true),
+        "AdminRoomDetail" => admin_detail(ex),
+        "CloseRoomResponse" => round_trip::<admin::CloseRoomResponse>(ex, true),
+        "ServerStats" => round_trip::<admin::ServerStats>(ex, true),
         other => Err(format!("unknown type `{other}` in the parse marker")),
     }
+}
+
+/// An inspection example: exact like every server answer, and its `game` must be a
+/// real engine state (it is embedded as raw JSON, so serde alone would take anything).
+fn admin_detail(ex: &Example) -> Result<Value, String> {
+    let written = round_trip::<admin::AdminRoomDetail>(ex, true)?;
+    let detail: admin::AdminRoomDetail =
+        serde_json::from_str(&ex.json).map_err(|e| e.to_string())?;
+    if let Some(game) = &detail.game {
+        let parsed = game
+            .parse()
+            .map_err(|e| format!("`game` is not an engine Game: {e}"))?;
+        if Some(parsed.phase()) != detail.room.phase {
+            return Err("`game` and `room.phase` disagree".to_owned());
+        }
+    }
+    Ok(written)
 }
 
 /// The `type` values of the examples marked `ty`.
@@ -401,7 +426,9 @@ fn next_lobby_error(e: Option<&LobbyError>) -> Option<LobbyError> {
         Some(L::OriginNotAllowed) => Some(L::ShuttingDown),
         Some(L::ShuttingDown) => Some(L::StoreUnavailable),
         Some(L::StoreUnavailable) => Some(L::GameNotFinished),
-        Some(L::GameNotFinished) => None,
+        Some(L::GameNotFinished) => Some(L::Unauthorized),
+        Some(L::Unauthorized) => Some(L::NotConnected),
+        Some(L::NotConnected) => None,
     }
 }
 

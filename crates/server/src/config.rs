@@ -81,6 +81,17 @@ pub struct Config {
     /// WebSocket read buffer per connection in bytes (memory per connection).
     #[arg(long, env = "CATAN_WS_READ_BUFFER", default_value_t = 4096)]
     pub ws_read_buffer: usize,
+
+    /// Seconds a room without a game in progress (in the lobby, or finished) may stay
+    /// without any person connected and without any request before it is closed and
+    /// forgotten; 0 keeps such rooms forever.
+    #[arg(long, env = "CATAN_IDLE_ROOM_SECS", default_value_t = 1800)]
+    pub idle_room_secs: u64,
+
+    /// On SIGTERM or Ctrl-C, the longest wait in seconds for connections to close and
+    /// pending database writes to finish before the process exits anyway.
+    #[arg(long, env = "CATAN_SHUTDOWN_TIMEOUT_SECS", default_value_t = 10)]
+    pub shutdown_timeout_secs: u64,
 }
 
 impl std::fmt::Debug for Config {
@@ -104,6 +115,8 @@ impl std::fmt::Debug for Config {
             .field("bot_think_ms", &self.bot_think_ms)
             .field("event_backlog", &self.event_backlog)
             .field("ws_read_buffer", &self.ws_read_buffer)
+            .field("idle_room_secs", &self.idle_room_secs)
+            .field("shutdown_timeout_secs", &self.shutdown_timeout_secs)
             .finish()
     }
 }
@@ -128,6 +141,19 @@ impl Config {
         // Test clients play at full speed on loopback.
         c.rate_limit_per_sec = 100_000;
         c
+    }
+
+    /// The admin token, when one is set and not empty (an empty one disables the
+    /// admin API rather than accepting an empty bearer token).
+    #[must_use]
+    pub fn admin_token(&self) -> Option<&str> {
+        self.admin_token.as_deref().filter(|t| !t.trim().is_empty())
+    }
+
+    /// The shutdown bound.
+    #[must_use]
+    pub fn shutdown_timeout(&self) -> Duration {
+        Duration::from_secs(self.shutdown_timeout_secs)
     }
 
     /// The bot think delay.

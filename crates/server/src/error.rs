@@ -61,6 +61,12 @@ pub enum LobbyError {
     /// The game is still being played (replays are for finished games).
     #[error("the game is not finished yet")]
     GameNotFinished,
+    /// An admin call without the right admin token.
+    #[error("missing or wrong admin token")]
+    Unauthorized,
+    /// No client is connected to that seat (admin kick).
+    #[error("no client is connected to that seat")]
+    NotConnected,
 }
 
 impl LobbyError {
@@ -85,6 +91,8 @@ impl LobbyError {
             LobbyError::ShuttingDown => "shutting_down",
             LobbyError::StoreUnavailable => "store_unavailable",
             LobbyError::GameNotFinished => "game_not_finished",
+            LobbyError::Unauthorized => "unauthorized",
+            LobbyError::NotConnected => "not_connected",
         }
     }
 
@@ -101,14 +109,16 @@ impl LobbyError {
             | LobbyError::InvalidName
             | LobbyError::InvalidOptions(_)
             | LobbyError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            LobbyError::NotHost | LobbyError::InvalidToken => StatusCode::UNAUTHORIZED,
+            LobbyError::NotHost | LobbyError::InvalidToken | LobbyError::Unauthorized => {
+                StatusCode::UNAUTHORIZED
+            }
             LobbyError::SpectatorsNotAllowed | LobbyError::OriginNotAllowed => {
                 StatusCode::FORBIDDEN
             }
             LobbyError::TooManyRooms | LobbyError::ShuttingDown | LobbyError::StoreUnavailable => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
-            LobbyError::GameNotFinished => StatusCode::CONFLICT,
+            LobbyError::GameNotFinished | LobbyError::NotConnected => StatusCode::CONFLICT,
         }
     }
 

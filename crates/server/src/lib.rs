@@ -14,14 +14,22 @@
 //! - [`origin`]: CORS and WebSocket origin checks. [`token`]: secrets.
 //! - [`error`]: lobby errors with stable codes.
 //! - [`web`]: the embedded browser client (`/`, `/web/...`) and `GET /api/board`.
+//! - [`admin`]: the admin API and `/metrics`, on their own listener, behind a token.
+//! - [`metrics`]: counters, gauges and histograms in the Prometheus text format.
+//! - [`store`]: persistence (SQLite or PostgreSQL); [`history`]: finished games.
 //!
 //! [`run`] takes its listener and shutdown signal from outside, so tests bind port 0.
+//! On shutdown the server stops accepting, tells every client (`closing`, then close
+//! code 1001), lets each room finish what it is doing, waits for pending database
+//! writes, and returns within `--shutdown-timeout-secs`.
 
+pub mod admin;
 pub mod bot;
 pub mod config;
 pub mod error;
 pub mod history;
 pub mod lobby;
+pub mod metrics;
 pub mod origin;
 pub mod protocol;
 pub mod registry;
@@ -38,6 +46,9 @@ use axum::Router;
 use axum::routing::{delete, get, post};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
+use tokio::task::JoinHandle;
+use tokio_util::task::TaskTracker;
+use tracing::{info, warn};
 
 pub use config::Config;
 
@@ -56,20 +67,41 @@ pub struct AppState {
     pub shutdown: watch::Receiver<bool>,
     /// Keeps the shutdown channel open for as long as the state lives.
     shutdown_tx: Arc<watch::Sender<bool>>,
+    /// Counters, gauges and histograms for `/metrics` and `/admin/stats`.
+    pub metrics: Arc<metrics::Metrics>,
+    /// Room tasks, WebSocket connections and background store writes: shutdown
+    /// waits for them.
+    pub tasks: TaskTracker,
 }
 
 impl AppState {
-    /// Fresh state for `config`.
+    /// Fresh state for `config`; every write to `store` is timed for the metrics.
     #[must_use]
     pub fn new(config: Config, store: Arc<dyn store::Store>) -> AppState {
         let (tx, rx) = watch::channel(false);
+        let metrics = Arc::new(metrics::Metrics::default());
         AppState {
-            store,
+            store: Arc::new(store::Metered::new(store, metrics.clone())),
             origins: Arc::new(origin::OriginPolicy::new(&config.allowed_origins)),
             config: Arc::new(config),
             rooms: Arc::new(registry::Rooms::default()),
             shutdown: rx,
             shutdown_tx: Arc::new(tx),
+            metrics,
+            tasks: TaskTracker::new(),
+        }
+    }
+
+    /// What a new or restored room needs from the server.
+    #[must_use]
+    pub fn room_context(&self) -> room::RoomContext {
+        room::RoomContext {
+            config: self.config.clone(),
+            store: self.store.clone(),
+            metrics: self.metrics.clone(),
+            tasks: self.tasks.clone(),
+            shutdown: self.shutdown.clone(),
+            rooms: Arc::downgrade(&self.rooms),
         }
     }
 
@@ -139,42 +171,150 @@ async fn readyz(
 }
 
 /// Opens the store named by the configuration (applying migrations), restores the
-/// unfinished games it holds, and serves until `shutdown` completes.
+/// unfinished games it holds, and serves on `listener` (and on the admin listener
+/// when an admin token is configured) until `shutdown` completes.
 ///
 /// # Errors
-/// If the store cannot be opened, or I/O errors of the listener.
+/// If the store cannot be opened, the admin listener cannot be bound, or I/O errors
+/// of the listeners.
 pub async fn run(
     listener: TcpListener,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let admin = bind_admin(&config).await?;
+    run_with(listener, admin, config, shutdown).await
+}
+
+/// Binds the admin listener at `--admin-bind` when an admin token is configured;
+/// without one the admin API is disabled, and this says so.
+///
+/// # Errors
+/// If the address cannot be bound.
+pub async fn bind_admin(config: &Config) -> std::io::Result<Option<TcpListener>> {
+    if config.admin_token().is_none() {
+        warn!(
+            "admin API disabled: no admin token (--admin-token / CATAN_ADMIN_TOKEN); \
+             the admin listener and /metrics are not started"
+        );
+        return Ok(None);
+    }
+    let listener = TcpListener::bind(config.admin_bind).await?;
+    info!(addr = %listener.local_addr()?, "listening (admin API and metrics)");
+    Ok(Some(listener))
+}
+
+/// [`run`] with an admin listener bound by the caller (ignored without a token).
+///
+/// # Errors
+/// As [`run`].
+pub async fn run_with(
+    listener: TcpListener,
+    admin: Option<TcpListener>,
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let store = store::SqlStore::connect(&config.database_url)
         .await
         .map_err(std::io::Error::other)?;
-    serve(listener, AppState::new(config, Arc::new(store)), shutdown).await
+    let state = AppState::new(config, Arc::new(store));
+    serve(listener, admin, state, shutdown).await
 }
 
 /// Restores the store's unfinished games as rooms, then serves `state` on
-/// `listener` until `shutdown` completes; then closes every WebSocket with code 1001
-/// and returns once connections have drained.
+/// `listener`, and the admin API on `admin` when given and a token is configured,
+/// until `shutdown` completes. Then it stops accepting, closes every WebSocket with
+/// a `closing` message and code 1001, lets rooms finish the command at hand, waits
+/// for pending store writes, and returns, all within `--shutdown-timeout-secs`.
 ///
 /// # Errors
-/// If the store cannot list games, or I/O errors of the listener.
+/// If the store cannot list games, or I/O errors of the listeners.
 pub async fn serve(
     listener: TcpListener,
+    admin: Option<TcpListener>,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     restore_rooms(&state).await.map_err(std::io::Error::other)?;
-    let router = app(state.clone());
-    let stopper = state.clone();
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            tracing::info!("shutting down");
-            stopper.begin_shutdown();
-        })
-        .await
+    let mut servers: Vec<JoinHandle<std::io::Result<()>>> = Vec::new();
+    servers.push(spawn_server(listener, app(state.clone()), &state));
+    match (admin, state.config.admin_token()) {
+        (Some(l), Some(token)) => {
+            servers.push(spawn_server(l, admin::router(state.clone(), token), &state));
+        }
+        (Some(_), None) => warn!("admin API disabled: no admin token"),
+        (None, _) => {}
+    }
+    let failed = tokio::select! {
+        () = shutdown => None,
+        (result, _, _) = futures_util::future::select_all(servers.iter_mut()) => Some(result),
+    };
+    info!("shutting down");
+    state.begin_shutdown();
+    state.tasks.close();
+    let drained = tokio::time::timeout(state.config.shutdown_timeout(), async {
+        for s in servers {
+            let _ = s.await;
+        }
+        state.tasks.wait().await;
+    })
+    .await;
+    match drained {
+        Ok(()) => info!("shut down cleanly"),
+        Err(_) => warn!(
+            pending = state.tasks.len(),
+            timeout_secs = state.config.shutdown_timeout_secs,
+            "shutdown timed out; exiting with tasks still running"
+        ),
+    }
+    match failed {
+        Some(Ok(Err(e))) => Err(e),
+        Some(Err(e)) => Err(std::io::Error::other(e)),
+        _ => Ok(()),
+    }
+}
+
+/// Serves `router` on `listener` until the server begins to shut down.
+fn spawn_server(
+    listener: TcpListener,
+    router: Router,
+    state: &AppState,
+) -> JoinHandle<std::io::Result<()>> {
+    let mut stop = state.shutdown.clone();
+    // Game messages are small and latency-bound: send each at once (no Nagle).
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    tokio::spawn(
+        axum::serve(listener, router)
+            .with_graceful_shutdown(async move {
+                let _ = stop.wait_for(|s| *s).await;
+            })
+            .into_future(),
+    )
+}
+
+/// Completes on Ctrl-C or, on Unix, SIGTERM: the signals that start a graceful
+/// shutdown.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => info!("Ctrl-C received"),
+        () = term => info!("SIGTERM received"),
+    }
 }
 
 /// Brings back every unfinished game of the store as a live room.
@@ -184,8 +324,7 @@ async fn restore_rooms(state: &AppState) -> Result<(), store::StoreError> {
         let id = record.game.id;
         let actions = state.store.actions(id).await?;
         let n = actions.len();
-        match room::RoomHandle::restore(state.config.clone(), state.store.clone(), record, &actions)
-        {
+        match room::RoomHandle::restore(state.room_context(), record, &actions) {
             Ok(handle) => {
                 state.rooms.insert(handle);
                 tracing::info!(room = %id, actions = n, "restored game");

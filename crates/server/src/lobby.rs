@@ -40,7 +40,7 @@ fn parse_room_id(id: &str) -> Result<Uuid, LobbyError> {
 }
 
 /// The bearer token of a request, if any.
-fn bearer(headers: &HeaderMap) -> Option<String> {
+pub(crate) fn bearer(headers: &HeaderMap) -> Option<String> {
     headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -87,12 +87,9 @@ pub async fn create_room(
         }
     }
     let host_token = token::new_token();
-    let room = state.rooms.create(
-        &state.config,
-        options,
-        host_token.clone(),
-        state.store.clone(),
-    )?;
+    let room = state
+        .rooms
+        .create(state.room_context(), options, host_token.clone())?;
     let info = room.info().await?;
     let body = CreateRoomResponse {
         room_id: room.id,
@@ -216,9 +213,20 @@ pub async fn websocket(
     let span =
         info_span!("conn", room = %room.id, seat = conn.seat.map(|s| i16::from(s.0)).unwrap_or(-1));
     let shutdown = state.shutdown.clone();
+    let counted = state.metrics.connection();
+    // Tracked, so that a shutdown waits for each socket's closing handshake.
+    let tasks = state.tasks.clone();
     Ok(upgrade
         .read_buffer_size(state.config.ws_read_buffer)
         .max_message_size(TRANSPORT_MAX_MESSAGE)
         .max_frame_size(TRANSPORT_MAX_MESSAGE)
-        .on_upgrade(move |socket| ws::serve(socket, room, conn, limits, shutdown).instrument(span)))
+        .on_upgrade(move |socket| {
+            tasks.track_future(
+                async move {
+                    let _counted = counted;
+                    ws::serve(socket, room, conn, limits, shutdown).await;
+                }
+                .instrument(span),
+            )
+        }))
 }

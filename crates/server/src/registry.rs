@@ -2,15 +2,13 @@
 //! in its own task.
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::RwLock;
 
 use uuid::Uuid;
 
-use crate::config::Config;
 use crate::error::LobbyError;
 use crate::protocol::RoomOptions;
-use crate::room::RoomHandle;
-use crate::store::Store;
+use crate::room::{RoomContext, RoomHandle};
 
 /// All rooms, newest last.
 #[derive(Debug, Default)]
@@ -21,7 +19,9 @@ pub struct Rooms {
 
 #[derive(Debug, Default)]
 struct Inner {
+    /// The handles.
     by_id: HashMap<Uuid, RoomHandle>,
+    /// Ids in creation order.
     order: Vec<Uuid>,
 }
 
@@ -32,16 +32,15 @@ impl Rooms {
     /// `TooManyRooms`.
     pub fn create(
         &self,
-        config: &Arc<Config>,
+        ctx: RoomContext,
         options: RoomOptions,
         host_token: String,
-        store: Arc<dyn Store>,
     ) -> Result<RoomHandle, LobbyError> {
         let mut inner = self.inner.write().expect("rooms lock");
-        if inner.by_id.len() >= config.max_rooms {
+        if inner.by_id.len() >= ctx.config.max_rooms {
             return Err(LobbyError::TooManyRooms);
         }
-        let handle = RoomHandle::spawn(config.clone(), options, host_token, store);
+        let handle = RoomHandle::spawn(ctx, options, host_token);
         inner.order.push(handle.id);
         inner.by_id.insert(handle.id, handle.clone());
         Ok(handle)
@@ -52,6 +51,27 @@ impl Rooms {
         let mut inner = self.inner.write().expect("rooms lock");
         inner.order.push(handle.id);
         inner.by_id.insert(handle.id, handle);
+    }
+
+    /// Forgets a room whose task has ended (closed by an administrator, or idle).
+    pub fn remove(&self, id: Uuid) {
+        let mut inner = self.inner.write().expect("rooms lock");
+        if inner.by_id.remove(&id).is_some() {
+            inner.order.retain(|r| *r != id);
+        }
+    }
+
+    /// Every room, newest first (for administrators: listed or not).
+    #[must_use]
+    pub fn all(&self) -> Vec<RoomHandle> {
+        let inner = self.inner.read().expect("rooms lock");
+        inner
+            .order
+            .iter()
+            .rev()
+            .filter_map(|id| inner.by_id.get(id))
+            .cloned()
+            .collect()
     }
 
     /// The room with this id.

@@ -81,10 +81,10 @@ pub fn parse_client_message(text: &str) -> Result<ClientMessage, (&'static str, 
             "invalid_message",
             "a message needs a string field \"type\"".to_owned(),
         ))?;
-    if !matches!(kind, "action" | "chat" | "ping") {
+    if !matches!(kind, "action" | "chat" | "ping" | "sync") {
         return Err((
             "unknown_message_type",
-            format!("unknown message type {kind:?}; expected action, chat or ping"),
+            format!("unknown message type {kind:?}; expected action, chat, ping or sync"),
         ));
     }
     serde_json::from_value(value).map_err(|e| ("invalid_message", e.to_string()))
@@ -113,7 +113,13 @@ pub async fn serve<S>(
                     }
                 }
                 None => {
-                    let code = conn.shared.close_code().unwrap_or(close::ROOM_CLOSED);
+                    // A room ends its connections when it closes, and when the server
+                    // shuts down: then the close says so.
+                    let code = if *shutdown.borrow() {
+                        close::GOING_AWAY
+                    } else {
+                        conn.shared.close_code().unwrap_or(close::ROOM_CLOSED)
+                    };
                     break Some((code, close_reason(code)));
                 }
             },
@@ -163,6 +169,20 @@ pub async fn serve<S>(
     };
     if let Some((code, reason)) = close_code {
         debug!(code, reason, "closing connection");
+        if code == close::GOING_AWAY {
+            // Rooms announce their own closes (admin close, kick) through the queue;
+            // a shutdown is announced here.
+            let msg = ServerMessage::Closing {
+                code: "shutting_down".to_owned(),
+                message: "the server is shutting down; reconnect shortly".to_owned(),
+            };
+            let text = serde_json::to_string(&msg).expect("server messages serialize");
+            let _ = tokio::time::timeout(
+                Duration::from_secs(2),
+                sink.send(Message::Text(Utf8Bytes::from(text))),
+            )
+            .await;
+        }
         let frame = CloseFrame {
             code,
             reason: Utf8Bytes::from_static(reason),

@@ -3,19 +3,24 @@
 
 mod task;
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::{Arc, Weak};
 
 use axum::extract::ws::Utf8Bytes;
 use catan_engine::Seat;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::Instant;
+use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
+use crate::admin::{AdminRoomDetail, AdminRoomSummary, CloseRoomResponse};
 use crate::config::Config;
 use crate::error::LobbyError;
+use crate::metrics::Metrics;
 use crate::protocol::{
     AddBotRequest, AddBotResponse, ClientMessage, RoomInfo, RoomOptions, TakeSeatResponse,
 };
+use crate::registry::Rooms;
 use crate::store::{ActionRecord, GameRecord, Store};
 
 pub use task::RoomTask;
@@ -68,6 +73,24 @@ pub struct Connected {
     pub shared: Arc<ConnShared>,
 }
 
+/// What every room task gets from the server it runs in.
+#[derive(Clone)]
+pub struct RoomContext {
+    /// Server configuration (limits, timers, bot delay, idle time).
+    pub config: Arc<Config>,
+    /// Where games are written before anyone hears of them.
+    pub store: Arc<dyn Store>,
+    /// Counters the room updates (rooms, actions, latency, games finished).
+    pub metrics: Arc<Metrics>,
+    /// Tracks the room task and its background writes, so shutdown can wait for them.
+    pub tasks: TaskTracker,
+    /// Becomes `true` when the server shuts down; the room task then ends.
+    pub shutdown: watch::Receiver<bool>,
+    /// The registry, so that a room that ends (closed, idle) can leave it. Weak: the
+    /// registry owns the handles, not the other way round.
+    pub rooms: Weak<Rooms>,
+}
+
 /// A request to a room.
 #[derive(Debug)]
 pub(crate) enum Command {
@@ -102,6 +125,21 @@ pub(crate) enum Command {
     Client {
         conn: ConnId,
         msg: ClientMessage,
+        received: Instant,
+    },
+    AdminSummary(oneshot::Sender<AdminRoomSummary>),
+    AdminDetail {
+        events: usize,
+        reply: oneshot::Sender<AdminRoomDetail>,
+    },
+    Close {
+        message: String,
+        reply: oneshot::Sender<CloseRoomResponse>,
+    },
+    Kick {
+        seat: Seat,
+        message: String,
+        reply: oneshot::Sender<Result<(), LobbyError>>,
     },
 }
 
@@ -119,12 +157,7 @@ pub struct RoomHandle {
 impl RoomHandle {
     /// Creates a room and spawns its task.
     #[must_use]
-    pub fn spawn(
-        config: Arc<Config>,
-        options: RoomOptions,
-        host_token: String,
-        store: Arc<dyn Store>,
-    ) -> RoomHandle {
+    pub fn spawn(ctx: RoomContext, options: RoomOptions, host_token: String) -> RoomHandle {
         let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
         let id = Uuid::new_v4();
         let handle = RoomHandle {
@@ -132,8 +165,9 @@ impl RoomHandle {
             listed: options.listed,
             tx,
         };
-        let task = RoomTask::new(id, config, options, host_token, store, rx, handle.clone());
-        tokio::spawn(task.run());
+        let tasks = ctx.tasks.clone();
+        let task = RoomTask::new(id, ctx, options, host_token, rx, handle.clone());
+        tasks.spawn(task.run());
         handle
     }
 
@@ -142,8 +176,7 @@ impl RoomHandle {
     /// # Errors
     /// If the stored log does not replay.
     pub fn restore(
-        config: Arc<Config>,
-        store: Arc<dyn Store>,
+        ctx: RoomContext,
         record: GameRecord,
         actions: &[ActionRecord],
     ) -> Result<RoomHandle, String> {
@@ -153,9 +186,10 @@ impl RoomHandle {
             listed: record.game.options.listed,
             tx,
         };
-        let think = config.bot_think();
-        let (task, bots) = RoomTask::restore(record, actions, config, store, rx, handle.clone())?;
-        tokio::spawn(task.run());
+        let think = ctx.config.bot_think();
+        let tasks = ctx.tasks.clone();
+        let (task, bots) = RoomTask::restore(record, actions, ctx, rx, handle.clone())?;
+        tasks.spawn(task.run());
         for (token, kind) in bots {
             crate::bot::spawn(handle.clone(), token, think, kind, rand::random());
         }
@@ -249,7 +283,54 @@ impl RoomHandle {
 
     /// Passes a parsed client message to the room. Waits while the room's queue is full.
     pub async fn client_message(&self, conn: ConnId, msg: ClientMessage) -> bool {
-        self.tx.send(Command::Client { conn, msg }).await.is_ok()
+        let received = Instant::now();
+        self.tx
+            .send(Command::Client {
+                conn,
+                msg,
+                received,
+            })
+            .await
+            .is_ok()
+    }
+
+    /// What an administrator sees of the room in the room list.
+    ///
+    /// # Errors
+    /// `RoomNotFound` if the room's task has ended.
+    pub async fn admin_summary(&self) -> Result<AdminRoomSummary, LobbyError> {
+        self.ask(Command::AdminSummary).await
+    }
+
+    /// Everything the room holds, unredacted, with its last `events` broadcasts.
+    ///
+    /// # Errors
+    /// `RoomNotFound` if the room's task has ended.
+    pub async fn admin_detail(&self, events: usize) -> Result<AdminRoomDetail, LobbyError> {
+        self.ask(|reply| Command::AdminDetail { events, reply })
+            .await
+    }
+
+    /// Closes the room: every connection is told why and closed with 4010, an
+    /// unfinished game is marked abandoned, and the room leaves the registry.
+    ///
+    /// # Errors
+    /// `RoomNotFound` if the room's task has already ended.
+    pub async fn close(&self, message: String) -> Result<CloseRoomResponse, LobbyError> {
+        self.ask(|reply| Command::Close { message, reply }).await
+    }
+
+    /// Disconnects the client on `seat` with 4011; the seat is kept.
+    ///
+    /// # Errors
+    /// `RoomNotFound`, `NoSuchSeat`, `NotConnected`.
+    pub async fn kick(&self, seat: Seat, message: String) -> Result<(), LobbyError> {
+        self.ask(|reply| Command::Kick {
+            seat,
+            message,
+            reply,
+        })
+        .await?
     }
 
     /// Detaches a connection.

@@ -1,6 +1,8 @@
 //! The room task: owns the room's game outright and serves its commands, timers and
 //! connections one at a time, so no lock ever guards a game.
 
+mod admin;
+
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -12,8 +14,7 @@ use tokio::time::Instant;
 use tracing::{Instrument, debug, info, info_span, warn};
 use uuid::Uuid;
 
-use super::{Command, ConnId, ConnShared, Connected, Outbound, RoomHandle};
-use crate::config::Config;
+use super::{Command, ConnId, ConnShared, Connected, Outbound, RoomContext, RoomHandle};
 use crate::error::LobbyError;
 use crate::protocol::{
     AddBotRequest, AddBotResponse, ClientMessage, GameOverInfo, MAX_CHAT_CHARS, MAX_NAME_CHARS,
@@ -76,16 +77,14 @@ enum Logged {
 pub struct RoomTask {
     /// The room's id, in every log line of this task.
     id: Uuid,
-    /// Server configuration (limits, bot delay).
-    config: Arc<Config>,
+    /// Configuration, store, metrics, task tracker, shutdown signal and registry.
+    ctx: RoomContext,
     /// The room's settled options.
     options: RoomOptions,
     /// Creation time, Unix ms.
     created_at: u64,
     /// SHA-256 of the secret for host-only calls.
     host_token_hash: String,
-    /// Where games, actions and results are written before anyone hears of them.
-    store: Arc<dyn Store>,
     /// Salt of the seed commitment, once started.
     seed_salt: Option<String>,
     /// Published commitment to the seed, once started.
@@ -118,24 +117,30 @@ pub struct RoomTask {
     rx: mpsc::Receiver<Command>,
     /// A handle to this room, lent to bots it seats.
     handle: RoomHandle,
+    /// When the room last served a request other than a read (for idle clean-up).
+    last_activity: Instant,
+    /// The same moment as Unix ms, for administrators.
+    last_activity_ms: u64,
+    /// Set when the room has been closed; the task then ends.
+    closed: bool,
 }
 
 impl RoomTask {
     pub(crate) fn new(
         id: Uuid,
-        config: Arc<Config>,
+        ctx: RoomContext,
         options: RoomOptions,
         host_token: String,
-        store: Arc<dyn Store>,
         rx: mpsc::Receiver<Command>,
         handle: RoomHandle,
     ) -> RoomTask {
+        ctx.metrics.room_moved(None, Some(RoomStatus::Lobby));
+        let created_at = now_ms();
         RoomTask {
             id,
-            config,
-            created_at: now_ms(),
+            ctx,
+            created_at,
             host_token_hash: store::sha256_hex(&host_token),
-            store,
             seed_salt: None,
             seed_commitment: None,
             status: RoomStatus::Lobby,
@@ -153,6 +158,9 @@ impl RoomTask {
             game_over: None,
             rx,
             handle,
+            last_activity: Instant::now(),
+            last_activity_ms: created_at,
+            closed: false,
         }
     }
 
@@ -165,8 +173,7 @@ impl RoomTask {
     pub(crate) fn restore(
         record: GameRecord,
         actions: &[ActionRecord],
-        config: Arc<Config>,
-        store: Arc<dyn Store>,
+        ctx: RoomContext,
         rx: mpsc::Receiver<Command>,
         handle: RoomHandle,
     ) -> Result<(RoomTask, Vec<(String, crate::protocol::BotKind)>), String> {
@@ -212,13 +219,13 @@ impl RoomTask {
             .collect();
         let offers = game.offers().iter().map(|o| o.id).collect::<Vec<_>>();
         let timeout = Duration::from_secs(u64::from(g.options.trade_timeout_secs));
+        ctx.metrics.room_moved(None, Some(RoomStatus::Playing));
         let mut task = RoomTask {
             id: g.id,
-            config,
+            ctx,
             options: g.options,
             created_at: g.created_at,
             host_token_hash: g.host_token_hash.clone(),
-            store,
             seed_salt: Some(g.seed_salt.clone()),
             seed_commitment: Some(g.seed_commitment.clone()),
             status: RoomStatus::Playing,
@@ -238,26 +245,37 @@ impl RoomTask {
             game_over: None,
             rx,
             handle,
+            last_activity: Instant::now(),
+            last_activity_ms: now_ms(),
+            closed: false,
         };
         task.update_phase_deadline();
         Ok((task, bots))
     }
 
-    /// Serves commands and timers until every handle is gone.
+    /// Serves commands and timers until the room is closed (by an administrator, or
+    /// for being idle), the server shuts down, or every handle is gone.
     pub async fn run(mut self) {
         let span = info_span!("room", room = %self.id);
         async move {
             info!(players = self.options.players, "room created");
-            loop {
+            let mut shutdown = self.ctx.shutdown.clone();
+            while !self.closed {
                 let next = self.next_deadline();
+                let idle = self.idle_deadline();
                 tokio::select! {
+                    // A command being handled (an action being stored) always finishes
+                    // first: shutdown is only noticed between commands.
+                    () = shutting_down(&mut shutdown) => break,
                     cmd = self.rx.recv() => match cmd {
                         Some(cmd) => self.handle_command(cmd).await,
                         None => break,
                     },
                     () = sleep_until(next), if next.is_some() => self.fire_timers().await,
+                    () = sleep_until(idle), if idle.is_some() => self.close_idle().await,
                 }
             }
+            self.ctx.metrics.room_moved(Some(self.status), None);
             info!("room closed");
         }
         .instrument(span)
@@ -273,6 +291,13 @@ impl RoomTask {
     }
 
     async fn handle_command(&mut self, cmd: Command) {
+        if !matches!(
+            cmd,
+            Command::Info(_) | Command::AdminSummary(_) | Command::AdminDetail { .. }
+        ) {
+            self.last_activity = Instant::now();
+            self.last_activity_ms = now_ms();
+        }
         match cmd {
             Command::Info(reply) => {
                 let _ = reply.send(self.info());
@@ -304,7 +329,27 @@ impl RoomTask {
                 let _ = reply.send(self.connect(token.as_deref(), last_seq));
             }
             Command::Disconnect { conn } => self.disconnect(conn),
-            Command::Client { conn, msg } => self.client_message(conn, msg).await,
+            Command::Client {
+                conn,
+                msg,
+                received,
+            } => self.client_message(conn, msg, received).await,
+            Command::AdminSummary(reply) => {
+                let _ = reply.send(self.admin_summary());
+            }
+            Command::AdminDetail { events, reply } => {
+                let _ = reply.send(self.admin_detail(events));
+            }
+            Command::Close { message, reply } => {
+                let _ = reply.send(self.close("room_closed", &message).await);
+            }
+            Command::Kick {
+                seat,
+                message,
+                reply,
+            } => {
+                let _ = reply.send(self.kick(seat, &message));
+            }
         }
     }
 
@@ -417,7 +462,7 @@ impl RoomTask {
         crate::bot::spawn(
             self.handle.clone(),
             token,
-            self.config.bot_think(),
+            self.ctx.config.bot_think(),
             request.kind,
             rand::random(),
         );
@@ -470,14 +515,14 @@ impl RoomTask {
                 .collect(),
         };
         // Stored before anyone hears of it: a crash from now on restores this game.
-        if let Err(e) = self.store.create_game(&record).await {
+        if let Err(e) = self.ctx.store.create_game(&record).await {
             warn!(error = %e, "could not store the new game");
             return Err(LobbyError::StoreUnavailable);
         }
         self.game = Some(game);
         self.seed_salt = Some(salt);
         self.seed_commitment = Some(commitment);
-        self.status = RoomStatus::Playing;
+        self.set_status(RoomStatus::Playing);
         info!("game started");
         self.broadcast_room();
         // Everyone gets a fresh snapshot with the initial view and legal actions.
@@ -515,7 +560,7 @@ impl RoomTask {
             None if self.options.spectators => None,
             None => return Err(LobbyError::SpectatorsNotAllowed),
         };
-        let (tx, rx) = mpsc::channel(self.config.outbound_queue.max(8));
+        let (tx, rx) = mpsc::channel(self.ctx.config.outbound_queue.max(8));
         let shared = Arc::new(ConnShared::default());
         let conn = self.next_conn;
         self.next_conn += 1;
@@ -651,7 +696,7 @@ impl RoomTask {
 
     // ----- client messages ---------------------------------------------------
 
-    async fn client_message(&mut self, conn: ConnId, msg: ClientMessage) {
+    async fn client_message(&mut self, conn: ConnId, msg: ClientMessage, received: Instant) {
         let Some(seat) = self.conns.get(&conn).map(|c| c.seat) else {
             return;
         };
@@ -661,10 +706,14 @@ impl RoomTask {
             }
             ClientMessage::Chat { text } => self.chat(conn, seat, text),
             ClientMessage::Action { request_id, action } => {
-                let reject = |code: &str, message: &str| ServerMessage::Rejected {
-                    request_id: request_id.clone(),
-                    code: code.to_owned(),
-                    message: message.to_owned(),
+                let metrics = self.ctx.metrics.clone();
+                let reject = |code: &'static str, message: &str| {
+                    metrics.action_rejected(code);
+                    ServerMessage::Rejected {
+                        request_id: request_id.clone(),
+                        code: code.to_owned(),
+                        message: message.to_owned(),
+                    }
                 };
                 if request_id.len() > MAX_REQUEST_ID_BYTES {
                     let m = reject("invalid_request_id", "request ids are at most 64 bytes");
@@ -681,12 +730,15 @@ impl RoomTask {
                     self.send_to(conn, &m);
                     return;
                 }
-                if let Err(e) = self
+                match self
                     .apply(Actor::Seat(seat), action, Some((conn, request_id.clone())))
                     .await
                 {
-                    let m = reject(e.code(), &e.message());
-                    self.send_to(conn, &m);
+                    Ok(()) => metrics.action_latency.observe(received.elapsed()),
+                    Err(e) => {
+                        let m = reject(e.code(), &e.message());
+                        self.send_to(conn, &m);
+                    }
                 }
             }
         }
@@ -745,6 +797,7 @@ impl RoomTask {
             return Err(Refusal::Store);
         }
         self.actions.push((actor, action));
+        self.ctx.metrics.action_applied();
         self.track_offers(&events);
         self.update_phase_deadline();
         self.broadcast_events(events, request);
@@ -761,7 +814,7 @@ impl RoomTask {
         let mut delay = Duration::from_millis(20);
         let mut attempt = 0;
         loop {
-            match self.store.append_action(self.id, record).await {
+            match self.ctx.store.append_action(self.id, record).await {
                 Ok(()) => return Ok(()),
                 Err(e) if attempt >= 3 => return Err(e),
                 Err(e) => {
@@ -858,11 +911,11 @@ impl RoomTask {
 
     fn finish(&mut self, winner: Seat) {
         let Some(game) = &self.game else { return };
-        self.status = RoomStatus::Finished;
+        let (scores, seed) = (game.final_scores(), game.seed().to_string());
+        self.set_status(RoomStatus::Finished);
+        self.ctx.metrics.game_finished();
         self.phase_deadline = None;
         self.offer_deadlines.clear();
-        let scores = game.final_scores();
-        let seed = game.seed().to_string();
         info!(winner = winner.0, actions = self.actions.len(), "game over");
         // The result is written in the background, retried with backoff until the
         // database takes it; the room and the server carry on meanwhile.
@@ -871,7 +924,13 @@ impl RoomTask {
             finished_at: now_ms(),
             scores: scores.clone(),
         };
-        tokio::spawn(store_finish(self.store.clone(), self.id, finish));
+        // Tracked, so that a shutdown waits for it.
+        self.ctx.tasks.spawn(store_finish(
+            self.ctx.store.clone(),
+            self.id,
+            finish,
+            self.ctx.shutdown.clone(),
+        ));
         self.seq += 1;
         let info = GameOverInfo {
             seq: self.seq,
@@ -926,7 +985,7 @@ impl RoomTask {
 
     fn log(&mut self, entry: Logged) {
         self.backlog.push_back((self.seq, entry));
-        while self.backlog.len() > self.config.event_backlog.max(1) {
+        while self.backlog.len() > self.ctx.config.event_backlog.max(1) {
             self.backlog.pop_front();
         }
     }
@@ -1013,9 +1072,18 @@ impl Refusal {
     }
 }
 
+/// The longest pause between retries of a result write while shutting down.
+const SHUTDOWN_RETRY: Duration = Duration::from_millis(500);
+
 /// Writes a finished game's result, retrying with exponential backoff (capped at
-/// 30 s) until the database accepts it.
-pub(crate) async fn store_finish(store: Arc<dyn Store>, id: Uuid, finish: Finish) {
+/// 30 s, or 500 ms once the server is shutting down and waiting for this write)
+/// until the database accepts it.
+pub(crate) async fn store_finish(
+    store: Arc<dyn Store>,
+    id: Uuid,
+    finish: Finish,
+    mut shutdown: tokio::sync::watch::Receiver<bool>,
+) {
     let mut delay = Duration::from_millis(100);
     loop {
         match store.finish_game(id, &finish).await {
@@ -1026,8 +1094,20 @@ pub(crate) async fn store_finish(store: Arc<dyn Store>, id: Uuid, finish: Finish
             Err(e) => {
                 let retry_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
                 warn!(room = %id, error = %e, retry_ms, "could not store the result; retrying");
-                tokio::time::sleep(delay).await;
-                delay = (delay * 2).min(Duration::from_secs(30));
+                if *shutdown.borrow() {
+                    tokio::time::sleep(delay.min(SHUTDOWN_RETRY)).await;
+                } else {
+                    // A shutdown cuts a long backoff short: it is waiting for this write.
+                    tokio::select! {
+                        () = tokio::time::sleep(delay) => {}
+                        () = shutting_down(&mut shutdown) => {}
+                    }
+                }
+                delay = (delay * 2).min(if *shutdown.borrow() {
+                    SHUTDOWN_RETRY
+                } else {
+                    Duration::from_secs(30)
+                });
             }
         }
     }
@@ -1035,6 +1115,13 @@ pub(crate) async fn store_finish(store: Arc<dyn Store>, id: Uuid, finish: Finish
 
 fn to_text(msg: &ServerMessage) -> Utf8Bytes {
     Utf8Bytes::from(serde_json::to_string(msg).expect("server messages serialize"))
+}
+
+/// Completes once the server is shutting down (never, if the signal is gone).
+async fn shutting_down(rx: &mut tokio::sync::watch::Receiver<bool>) {
+    if rx.wait_for(|s| *s).await.is_err() {
+        std::future::pending::<()>().await;
+    }
 }
 
 async fn sleep_until(at: Option<Instant>) {

@@ -2,6 +2,7 @@
 //! by default). A game is a row, its players, and an append-only action log; replay
 //! rebuilds the game from the log. Rooms write each action before broadcasting it.
 
+mod metered;
 mod sql;
 
 use async_trait::async_trait;
@@ -11,6 +12,7 @@ use uuid::Uuid;
 
 use crate::protocol::{BotKind, RoomOptions};
 
+pub use metered::Metered;
 pub use sql::SqlStore;
 
 /// Why the store failed. Mapped to `store_unavailable` at the edges; details are
@@ -134,6 +136,9 @@ pub trait Store: Send + Sync + 'static {
     async fn append_action(&self, game: Uuid, action: &ActionRecord) -> Result<(), StoreError>;
     /// Marks a game finished with its results.
     async fn finish_game(&self, game: Uuid, finish: &Finish) -> Result<(), StoreError>;
+    /// Marks a game that is still being played as abandoned (an administrator closed
+    /// its room), so that it is not restored after a restart. Its log is kept.
+    async fn abandon_game(&self, game: Uuid) -> Result<(), StoreError>;
     /// Games started and not finished, for restoring rooms after a restart.
     async fn unfinished_games(&self) -> Result<Vec<GameRecord>, StoreError>;
     /// Finished games, newest first.

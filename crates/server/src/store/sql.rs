@@ -244,6 +244,14 @@ impl Store for SqlStore {
         Ok(())
     }
 
+    async fn abandon_game(&self, game: Uuid) -> Result<(), StoreError> {
+        sqlx::query("UPDATE games SET status = 'abandoned' WHERE id = $1 AND status = 'playing'")
+            .bind(game.to_string())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     async fn unfinished_games(&self) -> Result<Vec<GameRecord>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT {GAME_COLUMNS} FROM games WHERE status = 'playing' ORDER BY created_at"

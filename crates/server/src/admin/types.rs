@@ -1,0 +1,172 @@
+//! The JSON bodies of the admin API (protocol.md, "Admin API"). Unlike the public
+//! protocol these are unredacted: administrators see hands, decks and the seed.
+
+use catan_engine::{Game, Phase, TradeOffer};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use uuid::Uuid;
+
+use crate::protocol::{
+    GameOverInfo, OfferDeadline, RoomOptions, RoomStatus, SeatInfo, ServerMessage,
+};
+
+/// `GET /admin/rooms` answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AdminRoomList {
+    /// Every room the server holds, listed or not, newest first.
+    pub rooms: Vec<AdminRoomSummary>,
+}
+
+/// One room as an administrator sees it in the list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AdminRoomSummary {
+    /// The room's id.
+    pub id: Uuid,
+    /// `lobby`, `playing` or `finished`.
+    pub status: RoomStatus,
+    /// The game's current step, once started.
+    pub phase: Option<Phase>,
+    /// The room's options (whether it is listed among them).
+    pub options: RoomOptions,
+    /// Each seat: who sits there (name; `bot` for a built-in bot) and whether a
+    /// client is connected.
+    pub seats: Vec<SeatInfo>,
+    /// Spectator connections.
+    pub spectators: usize,
+    /// Creation time, Unix ms.
+    pub created_at: u64,
+    /// When the room last served a request other than a read (a seat taken, a
+    /// connection, an action, a chat line...), Unix ms.
+    pub last_activity: u64,
+    /// The room's last broadcast sequence number.
+    pub seq: u64,
+    /// Actions in the game's log.
+    pub actions: u64,
+}
+
+/// `GET /admin/rooms/{id}` answer: the room with its unredacted engine state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AdminRoomDetail {
+    /// The room as listed.
+    pub room: AdminRoomSummary,
+    /// The published seed commitment, once started.
+    pub seed_commitment: Option<String>,
+    /// The engine's complete `Game`, as the engine serializes it, once started.
+    pub game: Option<GameJson>,
+    /// Open trade offers.
+    pub offers: Vec<TradeOffer>,
+    /// Deadline of the current phase (Unix ms), when a timer runs.
+    pub deadline: Option<u64>,
+    /// Expiry of each open trade offer (Unix ms).
+    pub offer_deadlines: Vec<OfferDeadline>,
+    /// The result, once the game is over.
+    pub game_over: Option<GameOverInfo>,
+    /// The last broadcasts (at most `?events=`, default 50), oldest first, with
+    /// game events unredacted.
+    pub events: Vec<ServerMessage>,
+}
+
+/// A serialized [`Game`], embedded as it is: its road masks are 128-bit numbers,
+/// which a `serde_json::Value` cannot hold.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct GameJson(pub Box<RawValue>);
+
+impl GameJson {
+    /// `game` serialized.
+    ///
+    /// # Panics
+    /// Never: a `Game` always serializes.
+    #[must_use]
+    pub fn of(game: &Game) -> GameJson {
+        let text = serde_json::to_string(game).expect("a game serializes");
+        GameJson(RawValue::from_string(text).expect("serde_json wrote valid JSON"))
+    }
+
+    /// The game back.
+    ///
+    /// # Errors
+    /// If the text is not a serialized `Game`.
+    pub fn parse(&self) -> Result<Game, serde_json::Error> {
+        serde_json::from_str(self.0.get())
+    }
+}
+
+impl PartialEq for GameJson {
+    fn eq(&self, other: &GameJson) -> bool {
+        self.0.get() == other.0.get()
+    }
+}
+
+/// `POST /admin/rooms/{id}/close` body (optional).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CloseRoomRequest {
+    /// Sent to every client in the `closing` message; a default says an
+    /// administrator closed the room.
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+/// `POST /admin/rooms/{id}/close` answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CloseRoomResponse {
+    /// The room closed.
+    pub room_id: Uuid,
+    /// Its status when it was closed.
+    pub status: RoomStatus,
+    /// Connections (clients, spectators and bots) that were closed.
+    pub connections_closed: usize,
+    /// Whether an unfinished game was marked abandoned in the store, so that it is
+    /// not restored after a restart (false for rooms without a game in progress,
+    /// and if the store could not be reached).
+    pub game_abandoned: bool,
+}
+
+/// `POST /admin/rooms/{id}/seats/{seat}/kick` body (optional).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KickRequest {
+    /// Sent to the client in the `closing` message; a default says an
+    /// administrator disconnected it.
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+/// `GET /admin/stats` answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerStats {
+    /// Seconds since the server started.
+    pub uptime_secs: u64,
+    /// Rooms held, by status.
+    pub rooms: RoomCounts,
+    /// Open WebSocket connections (bots are not counted: they run inside).
+    pub connections: u64,
+    /// Games won since the server started.
+    pub games_finished: u64,
+    /// Actions applied since the server started.
+    pub actions_applied: u64,
+    /// Whether the game store answers now.
+    pub store: StoreHealth,
+}
+
+/// Rooms by status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoomCounts {
+    /// Rooms whose seats are being taken.
+    pub lobby: u64,
+    /// Rooms with a game in progress.
+    pub playing: u64,
+    /// Rooms whose game is over.
+    pub finished: u64,
+}
+
+/// The store's health as last checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StoreHealth {
+    /// The database answered.
+    Ok,
+    /// The database did not answer.
+    Unavailable,
+}
