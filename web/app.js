@@ -461,6 +461,7 @@ function onMessage(msg) {
       S.room = msg.room; S.you = msg.you; S.view = msg.view; S.legal = msg.legal || [];
       S.deadline = msg.deadline; S.offerDeadlines = msg.offer_deadlines || [];
       S.gameOver = msg.game_over; S.lastSeq = msg.seq; S.pending = null;
+      if (S.view && !S.log.length && S.view.turn > 0) logLine('muted', `— joined the game at turn ${S.view.turn} —`);
       if (S.view && S.view.phase.name === 'setup') {
         const n = S.view.options.players;
         const k = S.view.phase.index;

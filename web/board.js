@@ -139,9 +139,15 @@ export function drawBoard(svg, view, hl, onPick) {
       class: 'harbor-bg',
     }, g);
     const txt = el('text', {
-      x: hx, y: hy + 1, 'text-anchor': 'middle', 'dominant-baseline': 'middle', class: 'harbor-text',
+      x: hx, y: h.resource ? hy - 3 : hy + 1, 'text-anchor': 'middle', 'dominant-baseline': 'middle', class: 'harbor-text',
     }, g);
     txt.textContent = h.resource ? '2:1' : '3:1';
+    if (h.resource) {
+      const res = el('text', {
+        x: hx, y: hy + 7, 'text-anchor': 'middle', 'dominant-baseline': 'middle', class: 'harbor-res',
+      }, g);
+      res.textContent = h.resource;
+    }
     const title = el('title', {}, g);
     title.textContent = h.resource ? `2:1 ${h.resource} harbor` : '3:1 harbor';
   });

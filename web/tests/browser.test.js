@@ -103,6 +103,18 @@ async function turnNumber(page) {
   return m ? Number(m[1]) : -1;
 }
 
+// The parts of a GameView a client keeps from events (derived numbers excluded:
+// protocol.md 12).
+function comparable(v) {
+  const c = structuredClone(v);
+  for (const p of c.players) delete p.road_length;
+  if (c.me) { delete c.me.total_vp; delete c.me.maritime_ratios; }
+  const norm = (r) => Object.fromEntries(Object.entries(r || {}).filter(([, n]) => n));
+  c.bank = norm(c.bank);
+  if (c.me) { c.me.hand = norm(c.me.hand); c.me.dev_cards = norm(c.me.dev_cards); c.me.dev_cards_new = norm(c.me.dev_cards_new); }
+  return c;
+}
+
 // One step of the simple policy. Returns a short description of what was done.
 async function step(page, memo) {
   if (await visible(page, '#game-over')) return 'over';
@@ -228,18 +240,29 @@ test('a person plays a complete game against three bots in Chromium', { timeout:
       assert.fail(`no progress for 60 s: ${state}\n${dump}\n${errors.join('\n')}`);
     }
     const turn = await turnNumber(page);
-    if (!memo.reloaded && turn >= 3 && did === 'end turn') {
+    // Reload at the start of one of our turns (nothing moves until we roll): the
+    // page must resume the game, and the view it kept up to date from events must
+    // equal the server's fresh snapshot.
+    if (!memo.reloaded && turn >= 3 && (await enabled(page, '#roll')) && !(await visible(page, '.modal .dialog'))) {
       memo.offered = false; // try a player trade after the reload
       memo.reloaded = true;
-      const before = turn;
+      const kept = await page.evaluate(() => JSON.stringify(window.__catan.view));
       await page.reload();
       await page.locator('#board').waitFor();
       await page.waitForFunction(() => window.__catan?.view);
-      const afterTurn = await turnNumber(page);
-      assert.ok(afterTurn >= before, `the reloaded page resumed the game (turn ${afterTurn} >= ${before})`);
+      const fresh = await page.evaluate(() => JSON.stringify(window.__catan.view));
+      assert.deepEqual(comparable(JSON.parse(kept)), comparable(JSON.parse(fresh)), 'the view kept from events equals the snapshot');
+      const ratios = await page.evaluate(async () => {
+        const { maritimeRatios } = await import('/web/board.js');
+        const v = window.__catan.view;
+        return [maritimeRatios(v, v.me.seat), v.me.maritime_ratios];
+      });
+      assert.deepEqual(ratios[0], ratios[1], 'harbor ratios computed by the page equal the server\'s');
+      assert.equal(await turnNumber(page), turn, 'the reloaded page resumed the same turn');
+      assert.ok(await enabled(page, '#roll'), 'and it is still ours to roll');
       assert.equal(await page.locator('#players .badge', { hasText: 'you' }).count(), 1, 'still seated after the reload');
     }
-    if (memo.reloaded && !memo.shot && turn >= 6 && did === 'end turn') {
+    if (memo.reloaded && !memo.shot && turn >= 10 && did === 'end turn') {
       memo.shot = true;
       await page.locator('#board').screenshot({ path: path.join(ARTIFACTS, 'board.png') });
       await page.screenshot({ path: path.join(ARTIFACTS, 'page.png') });
