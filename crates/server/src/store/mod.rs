@@ -3,6 +3,7 @@
 //! rebuilds the game from the log. Rooms write each action before broadcasting it.
 
 mod metered;
+mod group_commit;
 mod sql;
 
 use async_trait::async_trait;

@@ -19,6 +19,8 @@ use super::{
 pub struct SqlStore {
     /// The pool; `Any` so one code path serves both databases.
     pool: AnyPool,
+    /// Writes the action log with group commit (one transaction per batch).
+    writer: super::group_commit::Writer,
 }
 
 /// The migrations, embedded at compile time.
@@ -28,7 +30,7 @@ fn corrupt(e: impl std::fmt::Display) -> StoreError {
     StoreError::Corrupt(e.to_string())
 }
 
-fn to_i64(n: u64) -> i64 {
+pub(super) fn to_i64(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
@@ -89,7 +91,8 @@ impl SqlStore {
         }
         let pool = options.connect(&url).await?;
         MIGRATOR.run(&pool).await?;
-        Ok(SqlStore { pool })
+        let writer = super::group_commit::Writer::spawn(pool.clone());
+        Ok(SqlStore { pool, writer })
     }
 
     async fn players(&self, id: &str) -> Result<Vec<PlayerRecord>, StoreError> {
@@ -201,19 +204,7 @@ impl Store for SqlStore {
     }
 
     async fn append_action(&self, game: Uuid, a: &ActionRecord) -> Result<(), StoreError> {
-        sqlx::query(
-            "INSERT INTO game_actions (game_id, seq, room_seq, seat, action, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6)",
-        )
-        .bind(game.to_string())
-        .bind(to_i64(a.seq))
-        .bind(to_i64(a.room_seq))
-        .bind(a.seat.map(|s| i64::from(s.0)))
-        .bind(serde_json::to_string(&a.action).map_err(corrupt)?)
-        .bind(to_i64(a.at))
-        .execute(&self.pool)
-        .await?;
-        Ok(())
+        self.writer.append(game, *a).await
     }
 
     async fn finish_game(&self, game: Uuid, finish: &Finish) -> Result<(), StoreError> {
