@@ -1,0 +1,70 @@
+//! Idle rooms: a room with no game in progress, nobody connected and no request for
+//! `--idle-room-secs` is closed and forgotten; the others stay.
+
+use std::time::{Duration, Instant};
+
+use catan_server::admin::ServerStats;
+use serde_json::json;
+use uuid::Uuid;
+
+use crate::admin::{admin_rooms, admin_server, alice_and_two_bots, public_room};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rooms_without_a_game_or_a_person_for_the_idle_time_are_closed_and_forgotten() {
+    let server = admin_server(|c| c.idle_room_secs = 1).await;
+    // Bob took a seat and never connected; a room with only a bot; a room where
+    // Carol is connected; a game in progress that nobody watches.
+    let abandoned = server.create_room(json!({})).await.room_id;
+    server.take_seat(abandoned, "Bob").await;
+    let bots_only = server.create_room(json!({})).await;
+    server
+        .add_bot(bots_only.room_id, &bots_only.host_token)
+        .await;
+    let watched = server.create_room(json!({})).await.room_id;
+    let carol = server.take_seat(watched, "Carol").await;
+    let mut carol = server.connect(watched, Some(&carol.token), None).await;
+    carol.recv().await.expect("snapshot");
+    let (playing, _) = alice_and_two_bots(&server).await;
+
+    let started = Instant::now();
+    while public_room(&server, abandoned).await.status() != 404
+        || public_room(&server, bots_only.room_id).await.status() != 404
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "idle rooms are closed"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let ids: Vec<Uuid> = admin_rooms(&server).await.iter().map(|r| r.id).collect();
+    assert_eq!(
+        ids,
+        [playing, watched],
+        "the others stay, past the idle time"
+    );
+    let stats: ServerStats = server
+        .admin_get("/admin/stats")
+        .await
+        .json()
+        .await
+        .expect("json");
+    assert_eq!((stats.rooms.lobby, stats.rooms.playing), (1, 1));
+
+    // Once Carol leaves, her room goes too.
+    drop(carol);
+    let started = Instant::now();
+    while public_room(&server, watched).await.status() != 404 {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "closed after she left"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        started.elapsed() >= Duration::from_millis(800),
+        "not before the idle time"
+    );
+    assert_eq!(public_room(&server, playing).await.status(), 200);
+    server.stop().await;
+}
