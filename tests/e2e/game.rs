@@ -209,3 +209,78 @@ async fn a_client_that_stops_reading_is_dropped_and_never_stalls_the_room() {
         "the slow client's queue stayed bounded ({queued})"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_room_of_four_heuristic_bots_plays_to_a_winner() {
+    // built-in heuristic bots decide from `sync` snapshots and finish a game.
+    let server = TestServer::start().await;
+    let created = server.create_room(json!({ "players": 4 })).await;
+    let url = server.url(&format!("/api/rooms/{}/bots", created.room_id));
+    for _ in 0..4 {
+        let r = server
+            .http
+            .post(&url)
+            .bearer_auth(&created.host_token)
+            .json(&json!({ "kind": "heuristic" }))
+            .send()
+            .await
+            .expect("http");
+        assert_eq!(r.status(), 201);
+    }
+    let mut spectator = server.connect(created.room_id, None, None).await;
+    let info = server
+        .start_game(created.room_id, &created.host_token)
+        .await;
+    assert!(info.seats.iter().all(|s| {
+        s.occupant.as_ref().and_then(|o| o.bot) == Some(catan_server::protocol::BotKind::Heuristic)
+    }));
+    let over = spectator
+        .recv_until(|m| matches!(m, ServerMessage::GameOver(_)))
+        .await;
+    let ServerMessage::GameOver(info) = over else {
+        unreachable!()
+    };
+    assert!(
+        info.scores
+            .iter()
+            .any(|s| s.seat == info.winner && s.points >= 10)
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sync_is_answered_with_a_fresh_snapshot_to_the_sender_only() {
+    let server = TestServer::start().await;
+    let created = server.create_room(json!({ "players": 3 })).await;
+    let room = created.room_id;
+    let ann = server.take_seat(room, "ann").await;
+    server.add_bot(room, &created.host_token).await;
+    server.add_bot(room, &created.host_token).await;
+    let mut ann = server.connect(room, Some(&ann.token), None).await;
+    let mut spectator = server.connect(room, None, None).await;
+    server.start_game(room, &created.host_token).await;
+    // Both get the start snapshot; only ann asks for another.
+    for c in [&mut ann, &mut spectator] {
+        c.recv_until(|m| matches!(m, ServerMessage::Snapshot(s) if s.view.is_some()))
+            .await;
+    }
+    ann.send_json(&json!({ "type": "sync" })).await;
+    let m = ann
+        .recv_until(|m| matches!(m, ServerMessage::Snapshot(_)))
+        .await;
+    let ServerMessage::Snapshot(s) = m else {
+        unreachable!()
+    };
+    let view = s.view.expect("the game has started");
+    assert_eq!(view.me.map(|me| me.seat), s.you);
+    assert_eq!(s.legal.is_empty(), view.current != s.you.unwrap());
+    spectator.send_json(&json!({ "type": "ping" })).await;
+    let next = spectator
+        .recv_until(|m| matches!(m, ServerMessage::Snapshot(_) | ServerMessage::Pong { .. }))
+        .await;
+    assert!(
+        matches!(next, ServerMessage::Pong { .. }),
+        "spectator got {next:?}"
+    );
+    server.stop().await;
+}

@@ -260,13 +260,14 @@ fn server_type(m: &ServerMessage) -> &'static str {
     }
 }
 
-const CLIENT_TYPES: [&str; 3] = ["action", "chat", "ping"];
+const CLIENT_TYPES: [&str; 4] = ["action", "chat", "ping", "sync"];
 
 fn client_type(m: &ClientMessage) -> &'static str {
     match m {
         ClientMessage::Action { .. } => "action",
         ClientMessage::Chat { .. } => "chat",
         ClientMessage::Ping { .. } => "ping",
+        ClientMessage::Sync => "sync",
     }
 }
 

@@ -40,6 +40,9 @@ pub enum ClientMessage {
         #[serde(default)]
         request_id: Option<String>,
     },
+    /// Ask for a fresh `snapshot` (to this connection only), e.g. to decide from the
+    /// whole current view instead of rebuilding it from events.
+    Sync,
 }
 
 // ----- WebSocket: server to client -------------------------------------------
@@ -326,6 +329,8 @@ pub enum BotKind {
     /// Picks uniformly among its legal actions (no player trades).
     #[default]
     Random,
+    /// Plays to win from its own view (`catan_bots::HeuristicBot`).
+    Heuristic,
 }
 
 /// `GET /api/rooms` answer.

@@ -705,6 +705,10 @@ impl RoomTask {
                 self.send_to(conn, &ServerMessage::Pong { request_id });
             }
             ClientMessage::Chat { text } => self.chat(conn, seat, text),
+            ClientMessage::Sync => {
+                let msg = ServerMessage::Snapshot(Box::new(self.snapshot(seat)));
+                self.send_to(conn, &msg);
+            }
             ClientMessage::Action { request_id, action } => {
                 let metrics = self.ctx.metrics.clone();
                 let reject = |code: &'static str, message: &str| {
