@@ -7,7 +7,8 @@ use clap::CommandFactory;
 use serde_yaml::Value;
 
 fn compose() -> Value {
-    serde_yaml::from_str(include_str!("../../docker-compose.yml")).expect("docker-compose.yml parses")
+    serde_yaml::from_str(include_str!("../../docker-compose.yml"))
+        .expect("docker-compose.yml parses")
 }
 
 /// Every environment variable the server reads (from its clap definition), plus
@@ -26,11 +27,19 @@ fn server_env_vars() -> BTreeSet<String> {
 fn the_compose_file_runs_postgres_with_a_volume_and_a_health_check() {
     let c = compose();
     let db = &c["services"]["db"];
-    assert!(db["image"].as_str().expect("db image").starts_with("postgres"));
+    assert!(
+        db["image"]
+            .as_str()
+            .expect("db image")
+            .starts_with("postgres")
+    );
     let volume = db["volumes"][0].as_str().expect("db volume");
     assert!(volume.ends_with(":/var/lib/postgresql/data"));
     let name = volume.split(':').next().expect("volume name");
-    assert!(c["volumes"].get(name).is_some(), "the named volume {name} is declared");
+    assert!(
+        c["volumes"].get(name).is_some(),
+        "the named volume {name} is declared"
+    );
     let check = db["healthcheck"]["test"][1].as_str().expect("health check");
     assert!(check.contains("pg_isready"));
     assert!(db["restart"].as_str().is_some());
@@ -41,24 +50,56 @@ fn the_compose_file_starts_the_server_after_a_healthy_database_with_variables_it
     let c = compose();
     let server = &c["services"]["server"];
     assert_eq!(server["build"].as_str(), Some("."));
-    assert_eq!(server["depends_on"]["db"]["condition"].as_str(), Some("service_healthy"));
+    assert_eq!(
+        server["depends_on"]["db"]["condition"].as_str(),
+        Some("service_healthy")
+    );
     assert!(server["restart"].as_str().is_some());
     let known = server_env_vars();
     let env = server["environment"].as_mapping().expect("environment");
     for key in env.keys() {
         let key = key.as_str().expect("variable name");
-        assert!(known.contains(key), "the server does not read {key}; it reads {known:?}");
+        assert!(
+            known.contains(key),
+            "the server does not read {key}; it reads {known:?}"
+        );
     }
-    let url = env.get("DATABASE_URL").and_then(Value::as_str).expect("DATABASE_URL");
-    assert!(url.starts_with("postgres://") && url.contains("@db:5432/"), "points at the db service");
-    assert!(env.contains_key("CATAN_ADMIN_TOKEN"), "self-hosters must set an admin token");
-    let bind = env.get("CATAN_BIND").and_then(Value::as_str).expect("CATAN_BIND");
+    let url = env
+        .get("DATABASE_URL")
+        .and_then(Value::as_str)
+        .expect("DATABASE_URL");
+    assert!(
+        url.starts_with("postgres://") && url.contains("@db:5432/"),
+        "points at the db service"
+    );
+    assert!(
+        env.contains_key("CATAN_ADMIN_TOKEN"),
+        "self-hosters must set an admin token"
+    );
+    let bind = env
+        .get("CATAN_BIND")
+        .and_then(Value::as_str)
+        .expect("CATAN_BIND");
     let port = bind.rsplit(':').next().expect("port");
-    let ports: Vec<&str> = server["ports"].as_sequence().expect("ports").iter().filter_map(Value::as_str).collect();
-    assert!(ports.iter().any(|p| p.ends_with(&format!(":{port}"))), "the public port is published");
-    let admin = env.get("CATAN_ADMIN_BIND").and_then(Value::as_str).expect("CATAN_ADMIN_BIND");
+    let ports: Vec<&str> = server["ports"]
+        .as_sequence()
+        .expect("ports")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        ports.iter().any(|p| p.ends_with(&format!(":{port}"))),
+        "the public port is published"
+    );
+    let admin = env
+        .get("CATAN_ADMIN_BIND")
+        .and_then(Value::as_str)
+        .expect("CATAN_ADMIN_BIND");
     let admin_port = admin.rsplit(':').next().expect("port");
-    let published: Vec<&&str> = ports.iter().filter(|p| p.ends_with(&format!(":{admin_port}"))).collect();
+    let published: Vec<&&str> = ports
+        .iter()
+        .filter(|p| p.ends_with(&format!(":{admin_port}")))
+        .collect();
     assert!(
         published.iter().all(|p| p.starts_with("127.0.0.1:")),
         "the admin port is only published on the host's loopback"
@@ -78,7 +119,10 @@ fn the_dockerfile_builds_the_server_binary_in_stages_and_uses_the_same_variables
             && name.chars().all(|c| c.is_ascii_uppercase() || c == '_')
             && !name.is_empty()
         {
-            assert!(known.contains(name), "the Dockerfile sets {name}, which the server does not read");
+            assert!(
+                known.contains(name),
+                "the Dockerfile sets {name}, which the server does not read"
+            );
         }
     }
 }

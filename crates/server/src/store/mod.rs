@@ -2,8 +2,8 @@
 //! by default). A game is a row, its players, and an append-only action log; replay
 //! rebuilds the game from the log. Rooms write each action before broadcasting it.
 
-mod metered;
 mod group_commit;
+mod metered;
 mod sql;
 
 use async_trait::async_trait;
