@@ -62,6 +62,8 @@ pub struct LoadConfig {
     pub sample_every: Duration,
     /// Seed of the clients' random choices.
     pub seed: u64,
+    /// Victory points to win (10 as in a real game; tests use fewer to end sooner).
+    pub vp_target: u8,
 }
 
 /// Why a configuration is refused.
@@ -89,6 +91,7 @@ impl LoadConfig {
             idle_connect_rooms: usize::MAX,
             sample_every: Duration::from_secs(10),
             seed: 1,
+            vp_target: 10,
         }
     }
 
@@ -406,7 +409,7 @@ async fn set_up(
 ) -> Result<ReadyRoom, String> {
     let _permit = setup.acquire().await.map_err(|e| e.to_string())?;
     let created = lobby
-        .create_room(SEATS as u8)
+        .create_room(SEATS as u8, config.vp_target)
         .await
         .map_err(|e| e.to_string())?;
     let mut tokens = Vec::with_capacity(SEATS);

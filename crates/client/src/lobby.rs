@@ -53,16 +53,20 @@ impl Lobby {
         }
     }
 
-    /// `POST /api/rooms` for a room of `players` seats, unlisted.
+    /// `POST /api/rooms` for a room of `players` seats playing to `vp_target`, unlisted.
     ///
     /// # Errors
     /// When the server is unreachable or refuses.
-    pub async fn create_room(&self, players: u8) -> Result<CreateRoomResponse, ClientError> {
+    pub async fn create_room(
+        &self,
+        players: u8,
+        vp_target: u8,
+    ) -> Result<CreateRoomResponse, ClientError> {
         let r = self
             .post(
                 "/api/rooms",
                 None,
-                json!({ "players": players, "listed": false }),
+                json!({ "players": players, "vp_target": vp_target, "listed": false }),
             )
             .await?;
         r.json()
