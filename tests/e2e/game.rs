@@ -158,6 +158,9 @@ async fn a_client_that_stops_reading_is_dropped_and_never_stalls_the_room() {
 
     let mut config = catan_server::Config::for_tests();
     config.outbound_queue = 8;
+    // Bots pause a little so the healthy watcher (same queue size) always keeps up,
+    // while the stuck one fills its queue within a few actions.
+    config.bot_think_ms = 2;
     let store = catan_server::store::SqlStore::connect("sqlite::memory:")
         .await
         .expect("store");

@@ -71,7 +71,7 @@ async fn the_reference_client_plays_a_full_game_against_built_in_bots() {
     let server = TestServer::start().await;
     let target = target::parse(&format!("ws://{}", server.addr)).expect("url");
     let lobby = Lobby::new(&target);
-    let created = lobby.create_room(4).await.expect("room");
+    let created = lobby.create_room(4, 10).await.expect("room");
     let seat = lobby.take_seat(created.room_id, "ref").await.expect("seat");
     for _ in 0..3 {
         lobby

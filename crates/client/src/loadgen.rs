@@ -637,7 +637,9 @@ async fn play_game(
                         match serde_json::from_str::<ServerMessage>(&text) {
                             Ok(ServerMessage::GameOver(GameOverInfo {
                                 winner, scores, ..
-                            })) if scores.iter().any(|s| s.seat == winner && s.points >= 10) => {}
+                            })) if scores
+                                .iter()
+                                .any(|s| s.seat == winner && s.points >= config.vp_target) => {}
                             _ => stats.bad_results += 1,
                         }
                     }
