@@ -160,7 +160,7 @@ async fn a_client_that_stops_reading_is_dropped_and_never_stalls_the_room() {
     config.outbound_queue = 64;
     // Bots pause a little so the healthy watcher (same queue size) keeps up even on
     // a busy machine, while the stuck one fills its queue long before the game ends.
-    config.bot_think_ms = 2;
+    config.bot_think_ms = 5;
     let store = catan_server::store::SqlStore::connect("sqlite::memory:")
         .await
         .expect("store");
