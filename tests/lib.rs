@@ -666,3 +666,91 @@ impl Drop for TestServer {
         self.kill();
     }
 }
+
+/// A store that fails or stalls on command around a real one, standing for an
+/// unreachable or slow database. Every other call goes straight through.
+pub struct FaultyStore {
+    /// The real store.
+    pub inner: catan_server::store::SqlStore,
+    /// While set, appends to the action log fail.
+    pub fail_appends: std::sync::atomic::AtomicBool,
+    /// Result writes still to fail; `u32::MAX` fails them forever.
+    pub fail_finishes: std::sync::atomic::AtomicU32,
+    /// Result writes attempted.
+    pub finish_calls: std::sync::atomic::AtomicU32,
+    /// How long each result write takes before it succeeds or fails.
+    pub finish_delay: Duration,
+}
+
+impl FaultyStore {
+    /// A pass-through wrapper around `inner`.
+    #[must_use]
+    pub fn new(inner: catan_server::store::SqlStore) -> FaultyStore {
+        FaultyStore {
+            inner,
+            fail_appends: std::sync::atomic::AtomicBool::new(false),
+            fail_finishes: std::sync::atomic::AtomicU32::new(0),
+            finish_calls: std::sync::atomic::AtomicU32::new(0),
+            finish_delay: Duration::ZERO,
+        }
+    }
+}
+
+mod faulty {
+    use std::sync::atomic::Ordering;
+
+    use async_trait::async_trait;
+    use catan_server::store::{
+        ActionRecord, Finish, GameQuery, GameRecord, NewGame, Store, StoreError,
+    };
+    use uuid::Uuid;
+
+    use super::FaultyStore;
+
+    fn down() -> StoreError {
+        StoreError::Database(sqlx::Error::PoolTimedOut)
+    }
+
+    #[async_trait]
+    impl Store for FaultyStore {
+        async fn create_game(&self, game: &NewGame) -> Result<(), StoreError> {
+            self.inner.create_game(game).await
+        }
+        async fn append_action(&self, game: Uuid, action: &ActionRecord) -> Result<(), StoreError> {
+            if self.fail_appends.load(Ordering::SeqCst) {
+                return Err(down());
+            }
+            self.inner.append_action(game, action).await
+        }
+        async fn finish_game(&self, game: Uuid, finish: &Finish) -> Result<(), StoreError> {
+            self.finish_calls.fetch_add(1, Ordering::SeqCst);
+            tokio::time::sleep(self.finish_delay).await;
+            let left = self.fail_finishes.load(Ordering::SeqCst);
+            if left > 0 {
+                if left != u32::MAX {
+                    self.fail_finishes.fetch_sub(1, Ordering::SeqCst);
+                }
+                return Err(down());
+            }
+            self.inner.finish_game(game, finish).await
+        }
+        async fn abandon_game(&self, game: Uuid) -> Result<(), StoreError> {
+            self.inner.abandon_game(game).await
+        }
+        async fn unfinished_games(&self) -> Result<Vec<GameRecord>, StoreError> {
+            self.inner.unfinished_games().await
+        }
+        async fn finished_games(&self, q: &GameQuery) -> Result<Vec<GameRecord>, StoreError> {
+            self.inner.finished_games(q).await
+        }
+        async fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
+            self.inner.game(id).await
+        }
+        async fn actions(&self, id: Uuid) -> Result<Vec<ActionRecord>, StoreError> {
+            self.inner.actions(id).await
+        }
+        async fn health(&self) -> Result<(), StoreError> {
+            self.inner.health().await
+        }
+    }
+}

@@ -2,17 +2,14 @@
 //! crash, results stored once the database is back, replays that rebuild the game.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use async_trait::async_trait;
-use catan_e2e::{TestServer, fresh_postgres_url, fresh_sqlite_url, play_randomly};
+use catan_e2e::{FaultyStore, TestServer, fresh_postgres_url, fresh_sqlite_url, play_randomly};
 use catan_engine::{Event, Game};
 use catan_server::history::{GameList, GameSummary, Replay};
 use catan_server::protocol::{GameOverInfo, ServerMessage};
-use catan_server::store::{
-    ActionRecord, Finish, GameQuery, GameRecord, NewGame, SqlStore, Store, StoreError,
-};
+use catan_server::store::{SqlStore, Store};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -344,66 +341,14 @@ async fn a_server_killed_mid_game_restores_the_room_and_the_game_finishes_with_e
     server.stop().await;
 }
 
-/// A store that fails on command, to stand for an unreachable database.
-struct FlakyStore {
-    inner: SqlStore,
-    fail_appends: AtomicBool,
-    fail_finishes: AtomicU32,
-    finish_calls: AtomicU32,
-}
-
-fn down() -> StoreError {
-    StoreError::Database(sqlx::Error::PoolTimedOut)
-}
-
-#[async_trait]
-impl Store for FlakyStore {
-    async fn create_game(&self, game: &NewGame) -> Result<(), StoreError> {
-        self.inner.create_game(game).await
-    }
-    async fn append_action(&self, game: Uuid, action: &ActionRecord) -> Result<(), StoreError> {
-        if self.fail_appends.load(Ordering::SeqCst) {
-            return Err(down());
-        }
-        self.inner.append_action(game, action).await
-    }
-    async fn finish_game(&self, game: Uuid, finish: &Finish) -> Result<(), StoreError> {
-        self.finish_calls.fetch_add(1, Ordering::SeqCst);
-        if self.fail_finishes.load(Ordering::SeqCst) > 0 {
-            self.fail_finishes.fetch_sub(1, Ordering::SeqCst);
-            return Err(down());
-        }
-        self.inner.finish_game(game, finish).await
-    }
-    async fn abandon_game(&self, game: Uuid) -> Result<(), StoreError> {
-        self.inner.abandon_game(game).await
-    }
-    async fn unfinished_games(&self) -> Result<Vec<GameRecord>, StoreError> {
-        self.inner.unfinished_games().await
-    }
-    async fn finished_games(&self, q: &GameQuery) -> Result<Vec<GameRecord>, StoreError> {
-        self.inner.finished_games(q).await
-    }
-    async fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
-        self.inner.game(id).await
-    }
-    async fn actions(&self, id: Uuid) -> Result<Vec<ActionRecord>, StoreError> {
-        self.inner.actions(id).await
-    }
-    async fn health(&self) -> Result<(), StoreError> {
-        self.inner.health().await
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn when_the_database_is_down_at_the_end_the_server_keeps_running_and_stores_the_result_later()
 {
     let (url, _dir) = fresh_sqlite_url();
-    let flaky = Arc::new(FlakyStore {
-        inner: SqlStore::connect(&url).await.expect("store"),
-        fail_appends: AtomicBool::new(false),
-        fail_finishes: AtomicU32::new(3),
-        finish_calls: AtomicU32::new(0),
+    let flaky = Arc::new({
+        let s = FaultyStore::new(SqlStore::connect(&url).await.expect("store"));
+        s.fail_finishes.store(3, Ordering::SeqCst);
+        s
     });
     let server = TestServer::start_with_store(|_| {}, flaky.clone()).await;
     let (id, _, over) = bots_game(&server, 3).await;
@@ -428,11 +373,10 @@ async fn when_the_database_is_down_at_the_end_the_server_keeps_running_and_store
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_action_that_cannot_be_stored_is_refused_and_changes_nothing() {
     let (url, _dir) = fresh_sqlite_url();
-    let flaky = Arc::new(FlakyStore {
-        inner: SqlStore::connect(&url).await.expect("store"),
-        fail_appends: AtomicBool::new(false),
-        fail_finishes: AtomicU32::new(0),
-        finish_calls: AtomicU32::new(0),
+    let flaky = Arc::new({
+        let s = FaultyStore::new(SqlStore::connect(&url).await.expect("store"));
+        s.fail_finishes.store(0, Ordering::SeqCst);
+        s
     });
     let server = TestServer::start_with_store(|_| {}, flaky.clone()).await;
     let created = server.create_room(json!({ "players": 3 })).await;

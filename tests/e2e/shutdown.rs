@@ -3,15 +3,12 @@
 //! the game it was hosting is intact after a restart.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use async_trait::async_trait;
-use catan_e2e::{Client, TestServer, fresh_sqlite_url, latest_legal};
+use catan_e2e::{Client, FaultyStore, TestServer, fresh_sqlite_url, latest_legal};
 use catan_server::protocol::{RoomInfo, RoomStatus, ServerMessage, close};
-use catan_server::store::{
-    ActionRecord, Finish, GameQuery, GameRecord, NewGame, SqlStore, Store, StoreError,
-};
+use catan_server::store::{SqlStore, Store};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -103,58 +100,10 @@ async fn sigterm_mid_game_closes_clients_with_1001_exits_0_in_time_and_keeps_the
     );
 }
 
-/// A store whose result writes are slow, or never succeed.
-struct SlowResults {
-    /// The real store.
-    inner: SqlStore,
-    /// How long each result write takes.
-    delay: Duration,
-    /// Whether result writes fail (after the delay) instead of succeeding.
-    fail: bool,
-    /// Result writes attempted.
-    attempts: AtomicU32,
-}
-
-#[async_trait]
-impl Store for SlowResults {
-    async fn create_game(&self, game: &NewGame) -> Result<(), StoreError> {
-        self.inner.create_game(game).await
-    }
-    async fn append_action(&self, game: Uuid, action: &ActionRecord) -> Result<(), StoreError> {
-        self.inner.append_action(game, action).await
-    }
-    async fn finish_game(&self, game: Uuid, finish: &Finish) -> Result<(), StoreError> {
-        self.attempts.fetch_add(1, Ordering::SeqCst);
-        tokio::time::sleep(self.delay).await;
-        if self.fail {
-            return Err(StoreError::Database(sqlx::Error::PoolTimedOut));
-        }
-        self.inner.finish_game(game, finish).await
-    }
-    async fn abandon_game(&self, game: Uuid) -> Result<(), StoreError> {
-        self.inner.abandon_game(game).await
-    }
-    async fn unfinished_games(&self) -> Result<Vec<GameRecord>, StoreError> {
-        self.inner.unfinished_games().await
-    }
-    async fn finished_games(&self, q: &GameQuery) -> Result<Vec<GameRecord>, StoreError> {
-        self.inner.finished_games(q).await
-    }
-    async fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
-        self.inner.game(id).await
-    }
-    async fn actions(&self, id: Uuid) -> Result<Vec<ActionRecord>, StoreError> {
-        self.inner.actions(id).await
-    }
-    async fn health(&self) -> Result<(), StoreError> {
-        self.inner.health().await
-    }
-}
-
 /// A server on `store`; a bots' game played to its end while a spectator watches.
 /// Returns the server, the game's id and the still-connected spectator.
 async fn finished_bots_game(
-    store: Arc<SlowResults>,
+    store: Arc<FaultyStore>,
     shutdown_timeout_secs: u64,
 ) -> (TestServer, Uuid, Client) {
     let server =
@@ -179,12 +128,12 @@ async fn finished_bots_game(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_waits_for_a_result_still_being_written() {
     let (url, _dir) = fresh_sqlite_url();
-    let store = Arc::new(SlowResults {
-        inner: SqlStore::connect(&url).await.expect("store"),
+    let store = Arc::new({
+        let mut s = FaultyStore::new(SqlStore::connect(&url).await.expect("store"));
         // Longer than any wait of the closing handshakes.
-        delay: Duration::from_secs(3),
-        fail: false,
-        attempts: AtomicU32::new(0),
+        s.finish_delay = Duration::from_secs(3);
+        s.fail_finishes.store(0, Ordering::SeqCst);
+        s
     });
     let (server, id, mut watcher) = finished_bots_game(store.clone(), 10).await;
     // The result write has just begun when the shutdown starts.
@@ -195,17 +144,17 @@ async fn shutdown_waits_for_a_result_still_being_written() {
         "the result was written before the server returned"
     );
     assert!(took < Duration::from_secs(10), "{took:?}");
-    assert_eq!(store.attempts.load(Ordering::SeqCst), 1);
+    assert_eq!(store.finish_calls.load(Ordering::SeqCst), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_gives_up_on_a_write_that_never_succeeds_at_its_bound() {
     let (url, _dir) = fresh_sqlite_url();
-    let store = Arc::new(SlowResults {
-        inner: SqlStore::connect(&url).await.expect("store"),
-        delay: Duration::from_millis(50),
-        fail: true,
-        attempts: AtomicU32::new(0),
+    let store = Arc::new({
+        let mut s = FaultyStore::new(SqlStore::connect(&url).await.expect("store"));
+        s.finish_delay = Duration::from_millis(50);
+        s.fail_finishes.store(u32::MAX, Ordering::SeqCst);
+        s
     });
     let (server, id, mut watcher) = finished_bots_game(store.clone(), 1).await;
     let (took, ()) = tokio::join!(server.shutdown(), expect_shutdown_close(&mut watcher));
@@ -214,7 +163,7 @@ async fn shutdown_gives_up_on_a_write_that_never_succeeds_at_its_bound() {
         "returned at the 1 s bound: {took:?}"
     );
     assert!(
-        store.attempts.load(Ordering::SeqCst) >= 3,
+        store.finish_calls.load(Ordering::SeqCst) >= 3,
         "kept retrying, faster once shutting down"
     );
     let stored = store.inner.game(id).await.expect("read").expect("game");
