@@ -91,6 +91,25 @@ async fn contract(store: SqlStore) {
             .collect::<Vec<_>>()
     );
 
+    // Appends from many rooms at once are written together (group commit, in
+    // statements of several shapes inside one transaction); a duplicate among them is
+    // refused on its own and every other one is stored exactly once.
+    let appends = (0..300u64).map(|i| {
+        let store = store.clone();
+        async move { store.append_action(b.id, &action(i, Some(2))).await }
+    });
+    let again = action(0, Some(1));
+    let duplicate = store.append_action(a.id, &again);
+    let (results, dup) = tokio::join!(futures_util::future::join_all(appends), duplicate);
+    assert!(results.iter().all(Result::is_ok), "{results:?}");
+    assert!(dup.is_err(), "the duplicate in the batch is refused");
+    let log_b = store.actions(b.id).await.expect("actions");
+    assert_eq!(
+        log_b,
+        (0..300).map(|i| action(i, Some(2))).collect::<Vec<_>>()
+    );
+    assert_eq!(store.actions(a.id).await.expect("actions").len(), 5);
+
     let unfinished = store.unfinished_games().await.expect("unfinished");
     assert_eq!(unfinished.len(), 2);
     assert_eq!(
