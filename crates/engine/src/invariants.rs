@@ -34,6 +34,7 @@ macro_rules! ensure {
 /// A description of the first invariant that does not hold.
 pub fn check(game: &Game) -> Result<(), String> {
     check_seats(game)?;
+    check_map(game)?;
     check_resources(game)?;
     check_dev_cards(game)?;
     check_pieces(game)?;
@@ -75,6 +76,27 @@ fn check_seats(game: &Game) -> Result<(), String> {
                 && p.road_length == 0,
             "unused seat {i} owns something"
         );
+    }
+    Ok(())
+}
+
+/// the 9 harbors lie on the standard coastal paths, in the topology's order
+/// (the engine looks a harbor up by its index), four generic and one 2:1 per resource.
+fn check_map(game: &Game) -> Result<(), String> {
+    let harbors = &game.map.harbors;
+    for (h, &edge) in harbors.iter().zip(&topology().harbor_edges) {
+        ensure!(
+            h.edge == edge,
+            "a harbor on path {} instead of {} (R-2.3)",
+            h.edge.0,
+            edge.0
+        );
+    }
+    let generic = harbors.iter().filter(|h| h.resource.is_none()).count();
+    ensure!(generic == 4, "{generic} generic harbors, not 4 (R-2.3)");
+    for r in Resource::ALL {
+        let n = harbors.iter().filter(|h| h.resource == Some(r)).count();
+        ensure!(n == 1, "{n} 2:1 harbors of {}, not 1 (R-2.3)", r.name());
     }
     Ok(())
 }

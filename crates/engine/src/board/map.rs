@@ -56,7 +56,7 @@ pub struct Map {
     pub terrain: [Terrain; TILE_COUNT],
     /// Number token of each tile; 0 for the desert.
     pub numbers: [u8; TILE_COUNT],
-    /// The 9 harbors.
+    /// The 9 harbors; `harbors[i]` lies on `topology().harbor_edges[i]`.
     pub harbors: [Harbor; HARBOR_COUNT],
 }
 

@@ -8,7 +8,7 @@ mod map;
 mod topology;
 
 pub use map::{Harbor, Map, Terrain};
-pub use topology::{EdgeMask, Topology, VertexMask, topology};
+pub use topology::{EdgeMask, NO_HARBOR, Topology, VertexMask, topology};
 
 use serde::{Deserialize, Serialize};
 

@@ -48,7 +48,15 @@ pub struct Topology {
     pub coast: Vec<EdgeId>,
     /// The 9 coastal paths that carry harbors, spread 3-3-4 around the coast.
     pub harbor_edges: [EdgeId; HARBOR_COUNT],
+    /// The 18 intersections served by a harbor (both ends of each harbor path).
+    pub harbor_vertices: VertexMask,
+    /// For each intersection in `harbor_vertices`, the index in `harbor_edges` of the
+    /// harbor serving it ([`NO_HARBOR`] elsewhere): harbors never share an intersection.
+    pub vertex_harbor: [u8; VERTEX_COUNT],
 }
+
+/// `vertex_harbor` of an intersection without a harbor.
+pub const NO_HARBOR: u8 = u8::MAX;
 
 /// The board's topology, built on first use.
 #[must_use]
@@ -209,6 +217,20 @@ impl Topology {
             pos += if i % 3 == 2 { 4 } else { 3 };
         }
 
+        let mut harbor_vertices: VertexMask = 0;
+        let mut vertex_harbor = [NO_HARBOR; VERTEX_COUNT];
+        for (i, h) in harbor_edges.iter().enumerate() {
+            for v in edge_vertices[h.index()] {
+                assert_eq!(
+                    vertex_harbor[v.index()],
+                    NO_HARBOR,
+                    "harbors share a corner"
+                );
+                vertex_harbor[v.index()] = u8::try_from(i).expect("9 harbors");
+                harbor_vertices |= v.bit();
+            }
+        }
+
         let mut vertex_coords = [(0, 0); VERTEX_COUNT];
         vertex_coords.copy_from_slice(&coords);
         Topology {
@@ -226,6 +248,8 @@ impl Topology {
             edge_vertex_mask,
             coast,
             harbor_edges,
+            harbor_vertices,
+            vertex_harbor,
         }
     }
 

@@ -9,6 +9,7 @@ use crate::game::Game;
 use crate::phase::Phase;
 use crate::resource::{Resource, Resources};
 use crate::rules::MAX_OPEN_OFFERS;
+use crate::rules::trade::GENERIC_HARBOR;
 use crate::seat::{Actor, MAX_SEATS, Seat};
 
 /// The seat making setup placement `index`: seat order from the first
@@ -214,10 +215,10 @@ impl Game {
         // Every ratio is at least 2: skip the harbors when no trade is possible.
         let pairs = hand.at_least(2);
         if pairs != 0 {
-            let ratios = self.maritime_ratios(seat);
-            let mut gives = Resource::ALL.iter().fold(0u8, |m, &r| {
-                m | (u8::from(hand.get(r) >= ratios[r.index()]) << r.index())
-            });
+            // 2 of a resource with its 2:1 harbor, else 3 with a 3:1 harbor, else 4.
+            let reach = self.harbors_in_reach(seat);
+            let base = if reach & GENERIC_HARBOR != 0 { 3 } else { 4 };
+            let mut gives = (pairs & reach & !GENERIC_HARBOR) | hand.at_least(base);
             let in_bank = self.bank.at_least(1);
             while gives != 0 {
                 let give = Resource::ALL[gives.trailing_zeros() as usize];

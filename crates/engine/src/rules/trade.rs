@@ -12,6 +12,10 @@ use crate::trade::{OfferClosed, OfferId, TradeOffer};
 /// Most offers open at once in a game; keeps a flooding client from growing state.
 pub const MAX_OPEN_OFFERS: usize = 8;
 
+/// The bit of a generic 3:1 harbor in [`Game::harbors_in_reach`]; bits 0..5 are the
+/// 2:1 harbors by resource index.
+pub(crate) const GENERIC_HARBOR: u8 = 1 << 5;
+
 impl Game {
     /// How many of `give` the seat hands the bank for one card: 2, 3 or 4.
     /// A harbor counts as soon as a building stands on one of its intersections.
@@ -20,19 +24,29 @@ impl Game {
         self.maritime_ratios(seat)[give.index()]
     }
 
-    /// [`Game::maritime_ratio`] of every resource, in resource order, in one pass
-    /// over the harbors.
+    /// [`Game::maritime_ratio`] of every resource, in resource order.
     pub(crate) fn maritime_ratios(&self, seat: Seat) -> [u8; 5] {
-        let topo = topology();
-        let own = self.players[seat.index()].buildings();
-        // Harbors in reach as a bit set: bit r for a 2:1 harbor of r, bit 5 for 3:1.
-        let mut reach = 0u8;
-        for h in &self.map.harbors {
-            let touched = own & topo.edge_vertex_mask[h.edge.index()] != 0;
-            reach |= u8::from(touched) << h.resource.map_or(5, Resource::index);
-        }
-        let base = if reach & (1 << 5) != 0 { 3 } else { 4 };
+        let reach = self.harbors_in_reach(seat);
+        let base = if reach & GENERIC_HARBOR != 0 { 3 } else { 4 };
         std::array::from_fn(|r| if reach & (1 << r) != 0 { 2 } else { base })
+    }
+
+    /// The harbors `seat` may use as a bit set: bit `r` for the 2:1 harbor of
+    /// resource `r`, [`GENERIC_HARBOR`] for a 3:1 harbor. A harbor counts as soon as a
+    /// building stands on one of its two intersections, so only the seat's
+    /// buildings on harbor intersections are looked at, usually none or one.
+    pub(crate) fn harbors_in_reach(&self, seat: Seat) -> u8 {
+        let topo = topology();
+        let mut on_harbors = self.players[seat.index()].buildings() & topo.harbor_vertices;
+        let mut reach = 0u8;
+        while on_harbors != 0 {
+            let v = on_harbors.trailing_zeros() as usize;
+            on_harbors &= on_harbors - 1;
+            // `map.harbors[i]` lies on `topo.harbor_edges[i]` (see `Map`).
+            let harbor = &self.map.harbors[usize::from(topo.vertex_harbor[v])];
+            reach |= harbor.resource.map_or(GENERIC_HARBOR, |r| 1 << r.index());
+        }
+        reach
     }
 
     /// trades happen in the current player's trade-and-build phase only.

@@ -748,3 +748,36 @@ fn a_counter_offer_completes_only_if_both_sides_still_hold_the_cards() {
         "insufficient_resources",
     );
 }
+
+#[test]
+fn maritime_ratios_match_a_scan_of_every_harbor() {
+    // the ratios, looked up by the seat's buildings on harbor intersections,
+    // equal a scan of all nine harbors of random maps with random buildings.
+    use crate::board::topology;
+    use rand::{Rng, SeedableRng};
+    let topo = topology();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+    for seed in 0..300 {
+        let options = crate::GameOptions {
+            map: crate::MapKind::Random,
+            ..crate::GameOptions::default()
+        };
+        let mut g = Game::new(options, seed).unwrap();
+        for _ in 0..20 {
+            let p = &mut g.players[0];
+            p.settlements = rng.random::<u64>() & rng.random::<u64>() & rng.random::<u64>();
+            p.cities = rng.random::<u64>() & rng.random::<u64>() & rng.random::<u64>();
+            let own = p.buildings();
+            let mut expected = [4; 5];
+            for h in &g.map.harbors {
+                if own & topo.edge_vertex_mask[h.edge.index()] != 0 {
+                    match h.resource {
+                        Some(r) => expected[r.index()] = 2,
+                        None => expected.iter_mut().for_each(|n| *n = (*n).min(3)),
+                    }
+                }
+            }
+            assert_eq!(g.maritime_ratios(A), expected, "seed {seed}, own {own:#x}");
+        }
+    }
+}
