@@ -82,6 +82,14 @@ impl Resources {
         c
     }
 
+    /// The counts packed into a word, byte `r` for resource `r` (so that several
+    /// resources add up in one register); bytes above the fifth are ignored.
+    #[must_use]
+    pub(crate) const fn from_word(w: u64) -> Resources {
+        let [a, b, c, d, e, ..] = w.to_le_bytes();
+        Resources([a, b, c, d, e])
+    }
+
     /// How many of `r`.
     #[must_use]
     pub const fn get(&self, r: Resource) -> u8 {

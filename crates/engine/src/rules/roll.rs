@@ -60,11 +60,13 @@ impl Game {
     /// production, with decided per resource.
     pub(crate) fn produce(&mut self, number: u8, out: &mut Vec<Event>) {
         let topo = topology();
-        let players = usize::from(self.options.players);
-        let mut owed = [Resources::ZERO; MAX_SEATS];
+        // What each seat is owed, as words with one byte per resource (see
+        // `Resources::from_word`), summed in registers rather than byte by byte in
+        // memory. No byte can overflow: even 19 tiles of one resource with a building
+        // on each of their 6 corners pay 19 * 6 * 2 = 228 cards. Unused seats own
+        // nothing and stay at 0.
+        let mut owed = [0u64; MAX_SEATS];
         let occupied = self.occupied_vertices();
-        // The resources anyone is owed, as a bit set by resource index.
-        let mut kinds = 0u8;
         let robber = 1u32.checked_shl(u32::from(self.robber.0)).unwrap_or(0);
         let mut tiles = tiles_numbered(&self.map.numbers, number) & !robber;
         while tiles != 0 {
@@ -73,49 +75,58 @@ impl Game {
             let Some(r) = self.map.terrain[t].resource() else {
                 continue;
             };
+            let card = 1u64 << (8 * r.index());
             // Each building on the tile's corners pays its owner: 1 card per settlement,
             // 2 per city. Counted corner by corner, without a branch per seat.
             let mut built = occupied & topo.tile_vertex_mask[t];
-            kinds |= u8::from(built != 0) << r.index();
             while built != 0 {
                 let v = built.trailing_zeros();
                 built &= built - 1;
-                for (o, p) in owed[..players].iter_mut().zip(&self.players) {
+                for (o, p) in owed.iter_mut().zip(&self.players) {
                     let n = ((p.settlements >> v) & 1) + 2 * ((p.cities >> v) & 1);
-                    *o.get_mut(r) += n as u8;
+                    *o += n * card;
                 }
             }
         }
-        if kinds == 0 {
+        let total: u64 = owed.iter().sum();
+        if total == 0 {
             return;
         }
-        let mut got = [Resources::ZERO; MAX_SEATS];
-        while kinds != 0 {
-            let r = Resource::ALL[kinds.trailing_zeros() as usize];
-            kinds &= kinds - 1;
-            let total: u32 = owed[..players].iter().map(|o| u32::from(o.get(r))).sum();
-            let in_bank = self.bank.get(r);
-            if u32::from(in_bank) >= total {
-                for s in 0..players {
-                    *got[s].get_mut(r) = owed[s].get(r);
-                }
-            } else {
-                let mut owed_seats = (0..players).filter(|&s| owed[s].get(r) > 0);
-                if let (Some(only), None) = (owed_seats.next(), owed_seats.next()) {
-                    *got[only].get_mut(r) = in_bank;
-                } else {
-                    out.push(Event::Shortage { resource: r });
-                }
-            }
+        if !self.bank.contains(&Resources::from_word(total)) {
+            self.share_short_resources(&mut owed, out);
         }
-        for (s, cards) in got[..players].iter().enumerate() {
-            if !cards.is_empty() {
-                self.bank.sub(cards);
-                self.players[s].hand.add(cards);
+        let players = usize::from(self.options.players);
+        for (s, &o) in owed[..players].iter().enumerate() {
+            if o != 0 {
+                let cards = Resources::from_word(o);
+                self.bank.sub(&cards);
+                self.players[s].hand.add(&cards);
                 out.push(Event::Produced {
                     seat: Seat(s as u8),
-                    cards: *cards,
+                    cards,
                 });
+            }
+        }
+    }
+
+    /// for each resource the bank cannot pay in full, in resource order: a single
+    /// owed seat gets what the bank has, otherwise nobody gets any of it.
+    fn share_short_resources(&self, owed: &mut [u64; MAX_SEATS], out: &mut Vec<Event>) {
+        for r in Resource::ALL {
+            let shift = 8 * r.index();
+            let of_r = |o: u64| (o >> shift) & 0xff;
+            let in_bank = u64::from(self.bank.get(r));
+            if owed.iter().map(|&o| of_r(o)).sum::<u64>() <= in_bank {
+                continue;
+            }
+            let mut owed_seats = owed.iter_mut().filter(|o| of_r(**o) > 0);
+            if let (Some(only), None) = (owed_seats.next(), owed_seats.next()) {
+                *only = (*only & !(0xff << shift)) | (in_bank << shift);
+            } else {
+                for o in owed.iter_mut() {
+                    *o &= !(0xff << shift);
+                }
+                out.push(Event::Shortage { resource: r });
             }
         }
     }
