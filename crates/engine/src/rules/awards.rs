@@ -248,7 +248,11 @@ impl Game {
         let p = &mut self.players[seat.index()];
         let topo = topology();
         let reachable = trail_component(topo, p.roads, e, blocked);
-        p.road_length = p.road_length.max(component_route(topo, reachable, blocked));
+        // A trail uses each road once: a component no larger than the recorded route
+        // cannot hold a longer one, and needs no search.
+        if reachable.count_ones() > u32::from(p.road_length) {
+            p.road_length = p.road_length.max(component_route(topo, reachable, blocked));
+        }
         self.decide_longest_road(out);
     }
 
