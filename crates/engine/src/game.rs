@@ -93,6 +93,25 @@ impl Player {
     }
 }
 
+/// One point per settlement and two per city: `settlements.count_ones() +
+/// 2 * cities.count_ones()` as one bit-parallel count, since the portable build has no
+/// popcount instruction and the win check runs after every action.
+fn building_points(settlements: VertexMask, cities: VertexMask) -> u32 {
+    const M1: u64 = 0x5555_5555_5555_5555;
+    const M2: u64 = 0x3333_3333_3333_3333;
+    const M4: u64 = 0x0f0f_0f0f_0f0f_0f0f;
+    // The bits set in each 4-bit field of `x` (at most 4).
+    let nibbles = |x: u64| {
+        let pairs = x - ((x >> 1) & M1);
+        (pairs & M2) + ((pairs >> 2) & M2)
+    };
+    // Points per 4-bit field: at most 4 + 2 * 4 = 12; per byte at most 24.
+    let n = nibbles(settlements) + 2 * nibbles(cities);
+    let bytes = (n & M4) + ((n >> 4) & M4);
+    // The sum of the eight bytes (at most 192) gathers in the top byte.
+    (bytes.wrapping_mul(0x0101_0101_0101_0101) >> 56) as u32
+}
+
 /// A game of Catan. Only constructed through [`Game::new`], and only changed through
 /// [`Game::apply`], so holding a `Game` means holding a legal position.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -412,7 +431,7 @@ impl Game {
     #[must_use]
     pub fn public_vp(&self, seat: Seat) -> u8 {
         let p = &self.players[seat.index()];
-        let mut vp = p.settlements.count_ones() + 2 * p.cities.count_ones();
+        let mut vp = building_points(p.settlements, p.cities);
         if self.longest_road == Some(seat) {
             vp += 2;
         }
@@ -455,12 +474,43 @@ impl Game {
 
     /// The next seat in turn order.
     pub(crate) fn next_seat(&self, s: Seat) -> Seat {
-        Seat((s.0 + 1) % self.options.players)
+        // A compare rather than `%`: a division is slow, and this runs every turn.
+        let next = s.0 + 1;
+        Seat(if next >= self.options.players {
+            0
+        } else {
+            next
+        })
     }
 
     /// Whether `seat` has a building on one of `tile`'s corners.
     #[cfg_attr(not(test), allow(dead_code, reason = "used by the rule scenarios"))]
     pub(crate) fn touches_tile(&self, seat: Seat, tile: TileId) -> bool {
         self.players[seat.index()].buildings() & topology().tile_vertex_mask[tile.index()] != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn building_points_count_one_per_settlement_and_two_per_city() {
+        //
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..100_000 {
+            // Sparse and dense masks alike, overlapping or not.
+            let density = rng.random_range(0..4);
+            let mut mask =
+                || (0..density).fold(rng.random::<u64>(), |m, _| m & rng.random::<u64>());
+            let (s, c) = (mask(), mask());
+            assert_eq!(
+                building_points(s, c),
+                s.count_ones() + 2 * c.count_ones(),
+                "{s:#x} {c:#x}"
+            );
+        }
+        assert_eq!(building_points(u64::MAX, u64::MAX), 192);
     }
 }

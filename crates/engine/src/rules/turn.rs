@@ -18,11 +18,13 @@ impl Game {
             _ => return Err(ActionError::WrongPhase),
         }
         // open offers close with the turn.
-        for o in self.offers.drain(..) {
-            out.push(Event::OfferClosed {
-                offer: o.id,
-                reason: OfferClosed::TurnEnded,
-            });
+        if !self.offers.is_empty() {
+            for o in self.offers.drain(..) {
+                out.push(Event::OfferClosed {
+                    offer: o.id,
+                    reason: OfferClosed::TurnEnded,
+                });
+            }
         }
         let p = &mut self.players[seat.index()];
         p.dev_cards_new = crate::dev_card::DevCards::default();
