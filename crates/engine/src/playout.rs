@@ -82,6 +82,7 @@ impl RandomPlayer {
     ///
     /// # Errors
     /// [`PlayoutError`] if the seat has no legal action or a listed action is refused.
+    #[inline]
     pub fn step(
         &mut self,
         game: &mut Game,

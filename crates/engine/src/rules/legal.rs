@@ -157,10 +157,12 @@ impl Game {
     }
 
     fn push_dev_plays(&self, seat: Seat, out: &mut Vec<Action>) {
-        if self.dev_played {
+        let p = &self.players[seat.index()];
+        // One card per turn. The common case, no playable card, in one compare:
+        // every action card held (VP cards are never played) was bought this turn.
+        if self.dev_played || p.dev_cards.0[..4] == p.dev_cards_new.0[..4] {
             return;
         }
-        let p = &self.players[seat.index()];
         if p.playable(DevCard::Knight) > 0 {
             out.push(Action::PlayKnight);
         }
