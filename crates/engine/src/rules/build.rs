@@ -62,6 +62,35 @@ impl Game {
         edges & !self.occupied_edges()
     }
 
+    /// Whether `v` is in [`Game::distance_ok_vertices`], without listing them all.
+    pub(crate) fn distance_ok(&self, v: VertexId) -> bool {
+        let near = v.bit() | topology().vertex_neighbor_mask[v.index()];
+        self.occupied_vertices() & near == 0
+    }
+
+    /// Whether `v` is in [`Game::settlement_spots`] of `seat`, without listing them all:
+    /// the distance rule and an own road at `v`.
+    pub(crate) fn settlement_spot_ok(&self, seat: Seat, v: VertexId) -> bool {
+        let roads = self.players[seat.index()].roads;
+        self.distance_ok(v) && roads & topology().vertex_edge_mask[v.index()] != 0
+    }
+
+    /// Whether `e` is in [`Game::road_spots`] of `seat`, without listing them all: an
+    /// empty path with an end that is an own building, or that an own road reaches and
+    /// no opponent's building holds.
+    pub(crate) fn road_spot_ok(&self, seat: Seat, e: EdgeId) -> bool {
+        let topo = topology();
+        let p = &self.players[seat.index()];
+        let own = p.buildings();
+        let opponents = self.occupied_vertices() & !own;
+        let reaches = |w: VertexId| {
+            own & w.bit() != 0
+                || (opponents & w.bit() == 0 && p.roads & topo.vertex_edge_mask[w.index()] != 0)
+        };
+        let [a, b] = topo.edge_vertices[e.index()];
+        self.occupied_edges() & e.bit() == 0 && (reaches(a) || reaches(b))
+    }
+
     /// Pays `cost` to the bank, announcing it.
     fn pay(&mut self, seat: Seat, cost: Resources, out: &mut Vec<Event>) {
         self.players[seat.index()].hand.sub(&cost);
@@ -85,7 +114,7 @@ impl Game {
                 settlement: None,
             } => {
                 // distance rule, no road needed.
-                if self.distance_ok_vertices() & v.bit() == 0 {
+                if !self.distance_ok(v) {
                     return Err(ActionError::IllegalPlacement);
                 }
                 self.place_setup_settlement(seat, index, v, out);
@@ -96,7 +125,7 @@ impl Game {
                 if p.settlements_left() == 0 {
                     return Err(ActionError::NoPiecesLeft);
                 }
-                if self.settlement_spots(seat) & v.bit() == 0 {
+                if !self.settlement_spot_ok(seat, v) {
                     return Err(ActionError::IllegalPlacement);
                 }
                 if !p.hand.contains(&Resources::SETTLEMENT) {
@@ -142,7 +171,7 @@ impl Game {
                 if p.roads_left() == 0 {
                     return Err(ActionError::NoPiecesLeft);
                 }
-                if self.road_spots(seat) & e.bit() == 0 {
+                if !self.road_spot_ok(seat, e) {
                     return Err(ActionError::IllegalPlacement);
                 }
                 if !p.hand.contains(&Resources::ROAD) {
@@ -157,7 +186,7 @@ impl Game {
                 if self.players[seat.index()].roads_left() == 0 {
                     return Err(ActionError::NoPiecesLeft);
                 }
-                if self.road_spots(seat) & e.bit() == 0 {
+                if !self.road_spot_ok(seat, e) {
                     return Err(ActionError::IllegalPlacement);
                 }
                 self.place_road(seat, e, out);

@@ -295,3 +295,35 @@ fn locations_off_the_board_are_refused() {
         "invalid_location",
     );
 }
+
+#[test]
+fn a_single_spot_check_agrees_with_the_listed_spots() {
+    // `apply` checks one spot, the listing computes them all; both
+    // must agree for every seat, intersection and path along random games.
+    use crate::board::{EDGE_COUNT, EdgeId, VERTEX_COUNT, VertexId};
+    use crate::playout::RandomPlayer;
+    use crate::{GameOptions, Seat};
+    let mut events = Vec::new();
+    for seed in 0..40 {
+        let mut g = Game::new(GameOptions::default(), seed).unwrap();
+        let mut player = RandomPlayer::new(seed);
+        while g.winner().is_none() {
+            for s in g.seats().collect::<Vec<Seat>>() {
+                let (roads, settlements) = (g.road_spots(s), g.settlement_spots(s));
+                let distance = g.distance_ok_vertices();
+                for e in 0..EDGE_COUNT as u8 {
+                    let e = EdgeId(e);
+                    assert_eq!(g.road_spot_ok(s, e), roads & e.bit() != 0, "{s} {e:?}");
+                }
+                for v in 0..VERTEX_COUNT as u8 {
+                    let v = VertexId(v);
+                    assert_eq!(g.distance_ok(v), distance & v.bit() != 0, "{v:?}");
+                    let ok = g.settlement_spot_ok(s, v);
+                    assert_eq!(ok, settlements & v.bit() != 0, "{s} {v:?}");
+                }
+            }
+            events.clear();
+            player.step(&mut g, &mut events).unwrap();
+        }
+    }
+}
