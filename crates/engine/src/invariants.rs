@@ -5,7 +5,10 @@
 //! the conservation laws of the components. It never panics, so it can
 //! also vet a `Game` deserialized from untrusted JSON.
 
-use crate::board::{EDGE_COUNT, EdgeMask, TILE_COUNT, VERTEX_COUNT, VertexMask, topology};
+use crate::board::{
+    EDGE_COUNT, EdgeMask, NUMBER_BAG, TERRAIN_BAG, TILE_COUNT, Terrain, VERTEX_COUNT, VertexMask,
+    topology,
+};
 use crate::dev_card::DevCard;
 use crate::game::{
     BANK_PER_RESOURCE, CITIES_PER_PLAYER, Game, ROADS_PER_PLAYER, SETTLEMENTS_PER_PLAYER,
@@ -80,10 +83,38 @@ fn check_seats(game: &Game) -> Result<(), String> {
     Ok(())
 }
 
+/// the 19 terrain tiles and the 18 number tokens, none on the desert.
 /// the 9 harbors lie on the standard coastal paths, in the topology's order
 /// (the engine looks a harbor up by its index), four generic and one 2:1 per resource.
 fn check_map(game: &Game) -> Result<(), String> {
-    let harbors = &game.map.harbors;
+    let map = &game.map;
+    let kinds = [
+        Terrain::Forest,
+        Terrain::Hills,
+        Terrain::Pasture,
+        Terrain::Fields,
+        Terrain::Mountains,
+        Terrain::Desert,
+    ];
+    for t in kinds {
+        let count = |tiles: &[Terrain]| tiles.iter().filter(|&&x| x == t).count();
+        ensure!(
+            count(&map.terrain) == count(&TERRAIN_BAG),
+            "{} tiles of {t:?} (R-2.1)",
+            count(&map.terrain)
+        );
+    }
+    let mut tokens = Vec::with_capacity(TILE_COUNT);
+    for (&t, &n) in map.terrain.iter().zip(&map.numbers) {
+        if t == Terrain::Desert {
+            ensure!(n == 0, "number {n} on the desert (R-2.2)");
+        } else {
+            tokens.push(n);
+        }
+    }
+    tokens.sort_unstable();
+    ensure!(tokens == NUMBER_BAG, "number tokens {tokens:?} (R-2.2)");
+    let harbors = &map.harbors;
     for (h, &edge) in harbors.iter().zip(&topology().harbor_edges) {
         ensure!(
             h.edge == edge,

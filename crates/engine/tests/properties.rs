@@ -10,8 +10,8 @@ use std::collections::BTreeSet;
 
 use catan_engine::Player;
 use catan_engine::{
-    Action, ActionKind, Actor, EdgeId, Event, Game, GameOptions, MapKind, Resource, Resources,
-    Seat, TileId, VertexId, invariants,
+    Action, ActionKind, Actor, DevCard, EdgeId, Event, Game, GameOptions, MapKind, Resource,
+    Resources, Seat, TileId, VertexId, invariants,
 };
 use common::{RandomPlayer, Style};
 use proptest::prelude::*;
@@ -618,19 +618,55 @@ fn parts(game: &Game) -> GameParts {
     serde_json::from_str(&serde_json::to_string(game).unwrap()).expect("a game's fields")
 }
 
-/// Rewrites `seat`'s hand and development cards into other cards of the same counts,
-/// and the seed, RNG and deck order into those of another game.
+/// Rewrites cards only `seat` and the seat after it can see, and the seed, RNG and deck
+/// order into those of another game, keeping every invariant (deserializing checks
+/// them): `seat` swaps one card with the next seat for one of another resource, so
+/// both keep their counts and the bank plus the hands still hold 19 of each,
+/// and trades one action card held since an earlier turn for a deck card of
+/// another kind (VP cards stay, they count towards the score). The views check uses
+/// it with the viewer just before `seat`, whose cards stay as they are.
 fn with_other_hidden_cards(game: &Game, seat: Seat) -> Game {
     let mut g = parts(game);
     let other = parts(&Game::new(*game.options(), game.seed() ^ 0xdead_beef).unwrap());
-    let p = &mut g.players[seat.index()];
-    p.hand.0.rotate_right(1);
-    p.dev_cards.0.rotate_right(1);
-    p.dev_cards_new.0.rotate_right(1);
+    let next = next_seat(game, seat);
+    let (s, n) = (seat.index(), next.index());
+    if let Some((give, get)) = card_swap(&g.players[s].hand, &g.players[n].hand) {
+        *g.players[s].hand.get_mut(give) -= 1;
+        *g.players[s].hand.get_mut(get) += 1;
+        *g.players[n].hand.get_mut(get) -= 1;
+        *g.players[n].hand.get_mut(give) += 1;
+    }
+    let p = &mut g.players[s];
+    let held = DevCard::ALL
+        .into_iter()
+        .find(|&c| c != DevCard::VictoryPoint && p.dev_cards.get(c) > p.dev_cards_new.get(c));
+    if let Some(x) = held {
+        let in_deck = g.dev_deck.iter().position(|d| {
+            let d: DevCard = serde_json::from_value(d.clone()).unwrap();
+            d != x && d != DevCard::VictoryPoint
+        });
+        if let Some(i) = in_deck {
+            let y: DevCard = serde_json::from_value(g.dev_deck[i].clone()).unwrap();
+            g.dev_deck[i] = serde_json::to_value(x).unwrap();
+            *p.dev_cards.get_mut(x) -= 1;
+            *p.dev_cards.get_mut(y) += 1;
+        }
+    }
     g.seed = other.seed;
     g.rng = other.rng;
     g.dev_deck.reverse();
     serde_json::from_str(&serde_json::to_string(&g).unwrap()).expect("still a game")
+}
+
+/// The seat after `seat` in turn order.
+fn next_seat(game: &Game, seat: Seat) -> Seat {
+    Seat((seat.0 + 1) % game.options().players)
+}
+
+/// A resource `a` holds and another one `b` holds, for a one-for-one swap, if any.
+fn card_swap(a: &Resources, b: &Resources) -> Option<(Resource, Resource)> {
+    a.kinds()
+        .find_map(|x| b.kinds().find(|&y| y != x).map(|y| (x, y)))
 }
 
 /// A random game played until the first normal turn.
@@ -662,7 +698,7 @@ fn with_drained_bank(game: &Game, left: [u8; 5]) -> Game {
     serde_json::from_str(&serde_json::to_string(&g).unwrap()).expect("still a game")
 }
 
-/// a seat's view and the spectator's do not depend on another seat's hidden
+/// a seat's view and the spectator's do not depend on the other seats' hidden
 /// cards, the seed, the RNG or the deck order.
 fn check_views_ignore_hidden_cards(game: &Game, step: usize) {
     let n = game.options().players;
@@ -679,8 +715,8 @@ fn check_views_ignore_hidden_cards(game: &Game, step: usize) {
         assert_eq!(x, y);
     }
     // The rewrite really changed something the owner sees, so the test can fail.
-    let p = game.player(b);
-    if p.hand.0.iter().any(|&n| n != p.hand.0[0]) {
+    let next = game.player(next_seat(game, b));
+    if card_swap(&game.player(b).hand, &next.hand).is_some() {
         assert_ne!(game.view(Some(b)), other.view(Some(b)));
     }
 }
@@ -779,10 +815,10 @@ fn the_rewrite_used_by_the_view_property_changes_what_the_owner_sees() {
     let b = game
         .seats()
         .find(|&s| {
-            let h = game.player(s).hand.0;
-            h.iter().any(|&n| n != h[0])
+            let next = game.player(next_seat(&game, s));
+            card_swap(&game.player(s).hand, &next.hand).is_some()
         })
-        .expect("some uneven hand");
+        .expect("two seats in a row that can swap cards");
     let other = with_other_hidden_cards(&game, b);
     assert_eq!(other.player(b).hand.total(), game.player(b).hand.total());
     assert_ne!(other.player(b).hand, game.player(b).hand);

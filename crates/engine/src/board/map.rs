@@ -60,7 +60,8 @@ pub struct Map {
     pub harbors: [Harbor; HARBOR_COUNT],
 }
 
-const TERRAIN_BAG: [Terrain; TILE_COUNT] = [
+/// The 19 terrain tiles.
+pub(crate) const TERRAIN_BAG: [Terrain; TILE_COUNT] = [
     Terrain::Forest,
     Terrain::Forest,
     Terrain::Forest,
@@ -82,7 +83,8 @@ const TERRAIN_BAG: [Terrain; TILE_COUNT] = [
     Terrain::Desert,
 ];
 
-const NUMBER_BAG: [u8; 18] = [2, 3, 3, 4, 4, 5, 5, 6, 6, 8, 8, 9, 9, 10, 10, 11, 11, 12];
+/// The 18 number tokens.
+pub(crate) const NUMBER_BAG: [u8; 18] = [2, 3, 3, 4, 4, 5, 5, 6, 6, 8, 8, 9, 9, 10, 10, 11, 11, 12];
 
 const HARBOR_BAG: [Option<Resource>; HARBOR_COUNT] = [
     None,

@@ -8,6 +8,7 @@ mod map;
 mod topology;
 
 pub use map::{Harbor, Map, Terrain};
+pub(crate) use map::{NUMBER_BAG, TERRAIN_BAG};
 pub use topology::{EdgeMask, NO_HARBOR, Topology, VertexMask, topology};
 
 use serde::{Deserialize, Serialize};
