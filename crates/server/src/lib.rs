@@ -285,8 +285,10 @@ fn spawn_server(
     let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
         let _ = tcp.set_nodelay(true);
     });
+    // `into_make_service` builds the route table once; serving the `Router` itself
+    // would rebuild it for every TCP connection (~6 KiB each, kept while it lives).
     tokio::spawn(
-        axum::serve(listener, router)
+        axum::serve(listener, router.into_make_service())
             .with_graceful_shutdown(async move {
                 let _ = stop.wait_for(|s| *s).await;
             })

@@ -70,7 +70,7 @@ enum Logged {
     /// Game events of one action, redacted per seat on the way out.
     Events(Arc<[Event]>),
     /// A message that is the same for everyone (chat, presence, room changes).
-    Public(ServerMessage),
+    Public(Box<ServerMessage>),
 }
 
 /// The actor owning one room.
@@ -95,8 +95,9 @@ pub struct RoomTask {
     seats: Vec<SeatState>,
     /// The game, once started.
     game: Option<Game>,
-    /// Every accepted action in order: the game's replayable log.
-    actions: Vec<(Actor, Action)>,
+    /// Accepted actions so far (the log itself is in the store; the room needs only
+    /// the next sequence number).
+    actions: u64,
     /// Sequence number of the last message broadcast.
     seq: u64,
     /// The last `event_backlog` broadcasts, for reconnects.
@@ -147,7 +148,7 @@ impl RoomTask {
             seats: (0..options.players).map(|_| SeatState::default()).collect(),
             options,
             game: None,
-            actions: Vec::new(),
+            actions: 0,
             seq: 0,
             backlog: VecDeque::new(),
             conns: HashMap::new(),
@@ -184,14 +185,12 @@ impl RoomTask {
             map: g.options.map,
         };
         let mut game = Game::new(options, g.seed).map_err(|e| e.to_string())?;
-        let mut log = Vec::with_capacity(actions.len());
         for (i, a) in actions.iter().enumerate() {
             if a.seq != i as u64 {
                 return Err(format!("action log has a gap at {i}"));
             }
             game.apply(a.actor(), a.action)
                 .map_err(|e| format!("stored action {i} refused on replay: {}", e.code()))?;
-            log.push((a.actor(), a.action));
         }
         let mut bots = Vec::new();
         let seats = record
@@ -232,7 +231,7 @@ impl RoomTask {
             seats,
             game: Some(game),
             seq: actions.last().map_or(0, |a| a.room_seq),
-            actions: log,
+            actions: actions.len() as u64,
             backlog: VecDeque::new(),
             conns: HashMap::new(),
             next_conn: 1,
@@ -627,7 +626,7 @@ impl RoomTask {
                     offer_deadlines: Vec::new(),
                     legal: Vec::new(),
                 },
-                Logged::Public(m) => m,
+                Logged::Public(m) => *m,
             };
             self.send_to(conn, &msg);
         }
@@ -786,7 +785,7 @@ impl RoomTask {
         let before = game.clone();
         let events = game.apply(actor, action).map_err(Refusal::Engine)?;
         let record = ActionRecord {
-            seq: self.actions.len() as u64,
+            seq: self.actions,
             room_seq: self.seq + 1,
             seat: match actor {
                 Actor::Seat(s) => Some(s),
@@ -800,7 +799,7 @@ impl RoomTask {
             self.game = Some(before);
             return Err(Refusal::Store);
         }
-        self.actions.push((actor, action));
+        self.actions += 1;
         self.ctx.metrics.action_applied();
         self.track_offers(&events);
         self.update_phase_deadline();
@@ -920,7 +919,7 @@ impl RoomTask {
         self.ctx.metrics.game_finished();
         self.phase_deadline = None;
         self.offer_deadlines.clear();
-        info!(winner = winner.0, actions = self.actions.len(), "game over");
+        info!(winner = winner.0, actions = self.actions, "game over");
         // The result is written in the background, retried with backoff until the
         // database takes it; the room and the server carry on meanwhile.
         let finish = Finish {
@@ -945,7 +944,7 @@ impl RoomTask {
         };
         self.game_over = Some(info.clone());
         let msg = ServerMessage::GameOver(info);
-        self.log(Logged::Public(msg.clone()));
+        self.log(Logged::Public(Box::new(msg.clone())));
         let text = to_text(&msg);
         let ids: Vec<ConnId> = self.conns.keys().copied().collect();
         for id in ids {
@@ -1036,7 +1035,7 @@ impl RoomTask {
         self.seq += 1;
         let msg = make(self.seq);
         let text = to_text(&msg);
-        self.log(Logged::Public(msg));
+        self.log(Logged::Public(Box::new(msg)));
         let ids: Vec<ConnId> = self.conns.keys().copied().collect();
         for id in ids {
             self.send_text(id, text.clone());

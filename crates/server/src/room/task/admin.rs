@@ -64,7 +64,7 @@ impl RoomTask {
             created_at: self.created_at,
             last_activity: self.last_activity_ms,
             seq: self.seq,
-            actions: self.actions.len() as u64,
+            actions: self.actions,
         }
     }
 
@@ -84,7 +84,7 @@ impl RoomTask {
                     offer_deadlines: Vec::new(),
                     legal: Vec::new(),
                 },
-                Logged::Public(m) => m.clone(),
+                Logged::Public(m) => (**m).clone(),
             })
             .collect();
         AdminRoomDetail {
