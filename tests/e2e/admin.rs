@@ -9,6 +9,7 @@ use catan_server::admin::{
     AdminRoomDetail, AdminRoomList, AdminRoomSummary, CloseRoomResponse, ServerStats, StoreHealth,
 };
 use catan_server::protocol::{ErrorBody, RoomInfo, RoomStatus, ServerMessage, close};
+use catan_server::store::GameStatus;
 use serde_json::json;
 use uuid::Uuid;
 
@@ -491,10 +492,24 @@ async fn closing_a_room_tells_every_client_and_the_room_is_gone_and_not_restored
     use catan_server::store::Store;
     let unfinished = store.unfinished_games().await.expect("unfinished");
     assert!(unfinished.iter().all(|g| g.game.id != room));
-    assert!(
-        store.game(room).await.expect("read").is_some(),
-        "the game itself is kept"
-    );
+    let kept = store
+        .game(room)
+        .await
+        .expect("read")
+        .expect("the game itself is kept");
+    assert_eq!(kept.status, GameStatus::Abandoned);
+    assert!(kept.finished.is_none());
+    // ... and the history API says so, rather than "playing".
+    let summary: serde_json::Value = server
+        .http
+        .get(server.url(&format!("/api/games/{room}")))
+        .send()
+        .await
+        .expect("http")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(summary["status"], "abandoned");
 
     // A lobby closes the same way, with no game to abandon.
     let r = server

@@ -9,7 +9,7 @@ use catan_e2e::{FaultyStore, TestServer, fresh_postgres_url, fresh_sqlite_url, p
 use catan_engine::{Event, Game};
 use catan_server::history::{GameList, GameSummary, Replay};
 use catan_server::protocol::{GameOverInfo, ServerMessage};
-use catan_server::store::{SqlStore, Store};
+use catan_server::store::{GameStatus, SqlStore, Store};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -56,7 +56,7 @@ async fn wait_until_stored(server: &TestServer, id: Uuid) -> GameSummary {
             .expect("http");
         if r.status() == 200 {
             let g: GameSummary = r.json().await.expect("json");
-            if g.status == "finished" {
+            if g.status == GameStatus::Finished {
                 return g;
             }
         }

@@ -4,8 +4,8 @@
 use catan_engine::{Action, FinalScore, Seat};
 use catan_server::protocol::{BotKind, RoomOptions};
 use catan_server::store::{
-    ActionRecord, Finish, GameQuery, NewGame, PlayerRecord, SqlStore, Store, seed_commitment,
-    sha256_hex,
+    ActionRecord, Finish, GameQuery, GameStatus, NewGame, PlayerRecord, SqlStore, Store,
+    seed_commitment, sha256_hex,
 };
 use uuid::Uuid;
 
@@ -112,6 +112,7 @@ async fn contract(store: SqlStore) {
 
     let unfinished = store.unfinished_games().await.expect("unfinished");
     assert_eq!(unfinished.len(), 2);
+    assert!(unfinished.iter().all(|g| g.status == GameStatus::Playing));
     assert_eq!(
         unfinished[0].game, a,
         "everything stored at the start comes back"
@@ -194,6 +195,7 @@ async fn contract(store: SqlStore) {
     );
 
     let got = store.game(a.id).await.expect("get").expect("exists");
+    assert_eq!(got.status, GameStatus::Finished);
     let fin = got.finished.expect("finished");
     assert_eq!(fin.winner, Seat(0));
     assert_eq!(fin.scores, scores(0));

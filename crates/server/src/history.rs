@@ -10,15 +10,15 @@ use uuid::Uuid;
 use crate::AppState;
 use crate::error::LobbyError;
 use crate::protocol::RoomOptions;
-use crate::store::{GameQuery, GameRecord, PlayerRecord};
+use crate::store::{GameQuery, GameRecord, GameStatus, PlayerRecord};
 
 /// A stored game as listed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GameSummary {
     /// The game's (and its room's) id.
     pub id: Uuid,
-    /// `playing` or `finished`.
-    pub status: String,
+    /// `playing`, `finished` or `abandoned` (closed by an administrator mid-game).
+    pub status: GameStatus,
     /// The room's options.
     pub options: RoomOptions,
     /// Start time, Unix ms.
@@ -42,7 +42,7 @@ impl From<&GameRecord> for GameSummary {
         let done = r.finished.is_some();
         GameSummary {
             id: r.game.id,
-            status: if done { "finished" } else { "playing" }.to_owned(),
+            status: r.status,
             options: r.game.options,
             started_at: r.game.started_at,
             finished_at: r.finished.as_ref().map(|f| f.finished_at),

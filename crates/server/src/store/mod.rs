@@ -106,12 +106,38 @@ pub struct Finish {
     pub scores: Vec<FinalScore>,
 }
 
+/// Where a stored game stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameStatus {
+    /// Being played (or waiting to be restored after a restart).
+    Playing,
+    /// Over, with a result.
+    Finished,
+    /// Closed by an administrator before it ended; its log is kept.
+    Abandoned,
+}
+
+impl GameStatus {
+    /// The value of the `status` column.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameStatus::Playing => "playing",
+            GameStatus::Finished => "finished",
+            GameStatus::Abandoned => "abandoned",
+        }
+    }
+}
+
 /// A stored game, with or without its log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GameRecord {
     /// Everything stored at the start.
     pub game: NewGame,
-    /// `playing` or `finished`.
+    /// Playing, finished or abandoned.
+    pub status: GameStatus,
+    /// The result, once finished.
     pub finished: Option<Finish>,
     /// The seats with their results.
     pub players: Vec<PlayerRecord>,

@@ -11,7 +11,8 @@ use sqlx::{AnyPool, Row};
 use uuid::Uuid;
 
 use super::{
-    ActionRecord, Finish, GameQuery, GameRecord, NewGame, PlayerRecord, Store, StoreError,
+    ActionRecord, Finish, GameQuery, GameRecord, GameStatus, NewGame, PlayerRecord, Store,
+    StoreError,
 };
 
 /// A store backed by a connection pool.
@@ -141,7 +142,14 @@ impl SqlStore {
             }
             None => None,
         };
+        let status = match row.try_get::<String, _>("status")?.as_str() {
+            "playing" => GameStatus::Playing,
+            "finished" => GameStatus::Finished,
+            "abandoned" => GameStatus::Abandoned,
+            other => return Err(corrupt(format!("unknown game status {other:?}"))),
+        };
         Ok(GameRecord {
+            status,
             game: NewGame {
                 id: Uuid::from_str(&id).map_err(corrupt)?,
                 options: serde_json::from_str(&options).map_err(corrupt)?,
