@@ -78,7 +78,10 @@ fn main() -> ExitCode {
         }
     };
     let fds = nofile_limit();
-    let fit = fds.saturating_sub(256) / 4;
+    // Leave room for the HTTP connections of the set-up and, since the server on the
+    // same machine usually has the same limit, for its listener, database and
+    // those HTTP connections on its side.
+    let fit = fds.saturating_sub(1024) / 4;
     if !args.idle && args.rooms > fit {
         eprintln!(
             "catan-loadgen: {} rooms need {} sockets but the open-file limit is {fds} (raise it with `ulimit -n`)",
