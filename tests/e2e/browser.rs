@@ -1,59 +1,82 @@
-//! The browser client in real headless Chromium: runs `node --test web/tests/`
-//! (Playwright driving Debian's `chromium`) against a server started here, so that
-//! `cargo test` covers the client too.
+//! The browser client in real headless browsers from Debian's packages: runs
+//! `node --test web/tests/` (puppeteer-core driving `chromium` over the DevTools
+//! protocol and `firefox-esr` over WebDriver BiDi) against a server started here, so
+//! that `cargo test` covers the client in both. One test per browser; they take
+//! turns, since two browsers at once overload a small machine.
 //!
-//! Skipped, with a message, when `/usr/bin/chromium` or `web/node_modules` is
-//! missing, unless `CATAN_REQUIRE_BROWSER` is set (as `.ci/run` does): then a
-//! missing browser is a failure.
+//! Skipped, with a message, when the browser or `web/node_modules` is missing,
+//! unless `CATAN_REQUIRE_BROWSER` is set (as `.ci/run` does): then a missing
+//! browser is a failure.
 
 use std::path::Path;
+use std::time::Instant;
 
 use catan_e2e::TestServer;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_browser_client_plays_a_whole_game_in_headless_chromium() {
+/// One browser's scenarios at a time.
+static ONE_BROWSER_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// Runs web/tests/ in browser `name` (`CATAN_BROWSERS`), whose binary is `binary`
+/// from Debian package `package`.
+async fn run_browser_tests(name: &str, binary: &str, package: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("the tests crate sits in the workspace root");
     let required = std::env::var_os("CATAN_REQUIRE_BROWSER").is_some_and(|v| !v.is_empty());
-    let chromium = Path::new("/usr/bin/chromium");
-    let modules = root.join("web/node_modules/playwright-core");
-    if !chromium.exists() || !modules.exists() {
+    let browser = Path::new(binary);
+    let modules = root.join("web/node_modules/puppeteer-core");
+    if !browser.exists() || !modules.exists() {
         let what = format!(
-            "/usr/bin/chromium present: {}, web/node_modules/playwright-core present: {}",
-            chromium.exists(),
+            "{binary} present: {}, web/node_modules/puppeteer-core present: {}",
+            browser.exists(),
             modules.exists()
         );
         assert!(
             !required,
-            "CATAN_REQUIRE_BROWSER is set but the browser tests cannot run ({what}); \
-             install with `apt-get install -y chromium` and `cd web && npm ci`"
+            "CATAN_REQUIRE_BROWSER is set but the {name} tests cannot run ({what}); \
+             install with `apt-get install -y {package}` and `cd web && npm ci`"
         );
         eprintln!(
-            "SKIPPED the browser tests ({what}): install Chromium (`apt-get install -y chromium`) \
+            "SKIPPED the {name} tests ({what}): install it (`apt-get install -y {package}`) \
              and `cd web && npm ci`, or set CATAN_REQUIRE_BROWSER=1 to make this a failure"
         );
         return;
     }
 
+    let _turn = ONE_BROWSER_AT_A_TIME.lock().await;
     let server = TestServer::start_with(|c| c.bot_think_ms = 0).await;
+    let started = Instant::now();
     let output = tokio::process::Command::new("node")
         .args(["--test", "web/tests/"])
         .current_dir(root)
         .env("CATAN_URL", server.url(""))
+        .env("CATAN_BROWSERS", name)
         .kill_on_drop(true)
         .output()
         .await
-        .expect("run node (Node 20 or newer must be installed)");
+        .expect("run node (Node 18 or newer must be installed)");
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         output.status.success(),
-        "browser tests failed ({}); screenshots in tests/artifacts/\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+        "{name} tests failed ({}); screenshots in tests/artifacts/{name}/\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
         output.status
     );
-    eprintln!("{stdout}");
+    eprintln!(
+        "{stdout}\n{name}: browser tests took {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_browser_client_plays_a_whole_game_in_headless_chromium() {
+    run_browser_tests("chromium", "/usr/bin/chromium", "chromium").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_browser_client_plays_a_whole_game_in_headless_firefox() {
+    run_browser_tests("firefox", "/usr/bin/firefox-esr", "firefox-esr").await;
 }
 
 #[tokio::test]

@@ -1,0 +1,228 @@
+// The small browser driver the browser tests are written against: one `Tab` API over
+// puppeteer-core, which drives Debian's Chromium over the DevTools protocol and
+// Debian's stock Firefox ESR over WebDriver BiDi (no patched browser, no download).
+//
+// Browsers by name: `chromium` (/usr/bin/chromium, or $CATAN_CHROMIUM) and `firefox`
+// (/usr/bin/firefox-esr, or $CATAN_FIREFOX).
+
+import puppeteer from 'puppeteer-core';
+
+export const BROWSERS = {
+  chromium: {
+    executable: process.env.CATAN_CHROMIUM || '/usr/bin/chromium',
+    options: {
+      browser: 'chrome',
+      protocol: 'cdp',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    },
+  },
+  firefox: {
+    executable: process.env.CATAN_FIREFOX || '/usr/bin/firefox-esr',
+    options: {
+      browser: 'firefox',
+      protocol: 'webDriverBiDi',
+      extraPrefsFirefox: {
+        // No network but the test server's.
+        'network.captive-portal-service.enabled': false,
+        'network.connectivity-service.enabled': false,
+        'browser.safebrowsing.update.enabled': false,
+      },
+    },
+  },
+};
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Launches browser `name` headless. */
+export async function launch(name) {
+  const spec = BROWSERS[name];
+  if (!spec) throw new Error(`unknown browser ${name} (known: ${Object.keys(BROWSERS).join(', ')})`);
+  const browser = await puppeteer.launch({
+    ...spec.options,
+    executablePath: spec.executable,
+    headless: true,
+    protocolTimeout: 60000,
+  });
+  return new Browser(name, browser);
+}
+
+export class Browser {
+  constructor(name, browser) {
+    this.name = name;
+    this.browser = browser;
+  }
+
+  /** The browser's own product and version, e.g. `firefox/153.8.0`. */
+  version() { return this.browser.version(); }
+
+  /**
+   * A new tab of the given viewport size. `isolated` opens it in a fresh browser
+   * context (own cookies and localStorage), as a second person on another device.
+   */
+  async newTab({ width = 1280, height = 900, isolated = false } = {}) {
+    const context = isolated ? await this.browser.createBrowserContext() : this.browser.defaultBrowserContext();
+    // Each in its own window, so that every tab is in front: browsers throttle
+    // timers and pause animation frames in background tabs.
+    const page = await context.newPage({ type: 'window' });
+    await page.setViewport({ width, height });
+    page.setDefaultTimeout(30000);
+    return new Tab(page, isolated ? context : null);
+  }
+
+  close() { return this.browser.close(); }
+}
+
+export class Tab {
+  constructor(page, context) {
+    this.page = page;
+    this.context = context;
+    /** Uncaught exceptions and console errors of the page. */
+    this.errors = [];
+    page.on('pageerror', (e) => this.errors.push(String(e?.message ?? e)));
+    page.on('console', (m) => { if (m.type() === 'error') this.errors.push(m.text()); });
+  }
+
+  async goto(url) { await this.page.goto(url, { waitUntil: 'load' }); }
+
+  async reload() { await this.page.reload({ waitUntil: 'load' }); }
+
+  url() { return this.page.url(); }
+
+  /** Waits until the tab's URL matches `re`. */
+  async waitForURL(re, timeout = 30000) {
+    const end = Date.now() + timeout;
+    while (!re.test(this.page.url())) {
+      if (Date.now() > end) throw new Error(`URL ${this.page.url()} does not match ${re}`);
+      await sleep(50);
+    }
+  }
+
+  /** Runs `fn(arg)` in the page. */
+  evaluate(fn, arg) { return this.page.evaluate(fn, arg); }
+
+  // The queries below run in one round trip each (unlike puppeteer's `$eval`, which
+  // holds an element between two), since the client re-renders often.
+
+  /** Number of elements matching `sel` (0 while the page navigates). */
+  async count(sel) {
+    return this.page.evaluate((s) => document.querySelectorAll(s).length, sel).catch(() => 0);
+  }
+
+  /** Whether some element matching `sel` is rendered. */
+  async visible(sel) {
+    return this.page.evaluate((s) => [...document.querySelectorAll(s)].some((e) => e.getClientRects().length > 0
+      && (!e.checkVisibility || e.checkVisibility({ visibilityProperty: true }))), sel)
+      .catch(() => false);
+  }
+
+  /** Whether the first element matching `sel` exists and is not disabled. */
+  async enabled(sel) {
+    return this.page.evaluate((s) => { const e = document.querySelector(s); return !!e && !e.disabled; }, sel)
+      .catch(() => false);
+  }
+
+  /** Text of the first element matching `sel` ('' if none). */
+  async text(sel) {
+    return this.page.evaluate((s) => document.querySelector(s)?.textContent ?? '', sel).catch(() => '');
+  }
+
+  /** Attribute `name` of the first element matching `sel` (null if none). */
+  async attr(sel, name) {
+    return this.page.evaluate(([s, n]) => document.querySelector(s)?.getAttribute(n) ?? null, [sel, name]);
+  }
+
+  /** Value of the first input matching `sel`. */
+  async value(sel) {
+    return this.page.evaluate((s) => document.querySelector(s)?.value, sel);
+  }
+
+  /**
+   * Clicks the first element matching `sel` with the mouse, once it is visible,
+   * enabled and still; retries while the page re-renders it.
+   */
+  async click(sel, timeout = 10000) {
+    await this.page.locator(sel).setTimeout(timeout).click()
+      .catch((e) => { throw new Error(`click ${sel}: ${e.message}`, { cause: e }); });
+  }
+
+  /** Like `click`, but answers false instead of failing. */
+  async tryClick(sel, timeout = 2000) {
+    try {
+      await this.click(sel, timeout);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Clicks with the mouse at the middle of the `i`-th element matching `sel`, if that
+   * element is what a person would hit there (nothing covers it). No waiting.
+   */
+  async clickNth(sel, i) {
+    try {
+      const at = await this.page.evaluate(([s, n]) => {
+        const e = document.querySelectorAll(s)[n];
+        if (!e) return null;
+        e.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+        const r = e.getBoundingClientRect();
+        const x = r.x + r.width / 2;
+        const y = r.y + r.height / 2;
+        return document.elementFromPoint(x, y) === e ? { x, y } : null;
+      }, [sel, i]);
+      if (!at) return false;
+      await this.page.mouse.click(at.x, at.y);
+      return true;
+    } catch (e) {
+      this.lastError = e;
+      return false;
+    }
+  }
+
+  /** Types `value` into the input `sel`, replacing what it held. */
+  async fill(sel, value) {
+    await this.page.locator(sel).fill(String(value))
+      .catch((e) => { throw new Error(`fill ${sel}: ${e.message}`, { cause: e }); });
+  }
+
+  /** Chooses the option `value` of the select `sel`. */
+  async select(sel, value) {
+    await this.page.waitForSelector(sel, { visible: true });
+    await this.page.select(sel, String(value));
+  }
+
+  /** Waits until an element matching `sel` is visible. */
+  async waitFor(sel, timeout = 30000) {
+    await this.page.waitForSelector(sel, { visible: true, timeout })
+      .catch((e) => { throw new Error(`wait for ${sel}: ${e.message}`, { cause: e }); });
+  }
+
+  /** Waits until `fn(arg)` is truthy in the page. */
+  async waitForFunction(fn, arg, timeout = 30000) {
+    await this.page.waitForFunction(fn, { timeout, polling: 100 }, arg)
+      .catch((e) => { throw new Error(`wait for ${fn} (${JSON.stringify(arg)}): ${e.message}`, { cause: e }); });
+  }
+
+  async screenshot(file, { fullPage = false } = {}) {
+    await this.page.screenshot({ path: file, fullPage });
+  }
+
+  /**
+   * A screenshot of the region of the first element matching `sel`, measured and
+   * taken without holding the element (the client re-renders it often).
+   */
+  async screenshotOf(sel, file) {
+    await this.waitFor(sel);
+    const clip = await this.page.evaluate((s) => {
+      const r = document.querySelector(s).getBoundingClientRect();
+      return { x: r.x + visualViewport.pageLeft, y: r.y + visualViewport.pageTop, width: r.width, height: r.height };
+    }, sel);
+    await this.page.screenshot({ path: file, clip });
+  }
+
+  async close() {
+    await this.page.close();
+    if (this.context) await this.context.close();
+  }
+}
