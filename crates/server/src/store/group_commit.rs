@@ -1,9 +1,10 @@
 //! Group commit for the action log. One writer task per store takes every append
-//! pending from every room, writes them with a few cached multi-row INSERTs in one transaction,
+//! pending from every room, writes them with one INSERT (one transaction),
 //! and answers each room through its oneshot only once that transaction committed:
 //! an action is never acknowledged before it is stored, and a busy server pays for
 //! one commit per batch instead of one per action.
 
+use serde::Serialize;
 use sqlx::AnyPool;
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
@@ -34,9 +35,9 @@ pub(super) struct Writer {
 
 impl Writer {
     /// Starts the writer task of `pool`.
-    pub(super) fn spawn(pool: AnyPool) -> Writer {
+    pub(super) fn spawn(pool: AnyPool, dialect: Dialect) -> Writer {
         let (tx, rx) = mpsc::channel(QUEUE);
-        tokio::spawn(run(pool, rx));
+        tokio::spawn(run(pool, dialect, rx));
         Writer { tx }
     }
 
@@ -56,11 +57,11 @@ impl Writer {
     }
 }
 
-async fn run(pool: AnyPool, mut rx: mpsc::Receiver<Append>) {
-    let statements = Statements::new();
+async fn run(pool: AnyPool, dialect: Dialect, mut rx: mpsc::Receiver<Append>) {
+    let sql = dialect.insert_sql();
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        match write(&pool, &statements, &batch).await {
+        match write(&pool, sql, &batch).await {
             Ok(()) => {
                 for a in batch.drain(..) {
                     let _ = a.reply.send(Ok(()));
@@ -76,7 +77,7 @@ async fn run(pool: AnyPool, mut rx: mpsc::Receiver<Append>) {
                 // each on its own, so every room gets its own answer.
                 tracing::debug!(error = %e, n = batch.len(), "batch failed; writing one by one");
                 for a in batch.drain(..) {
-                    let r = write(&pool, &statements, std::slice::from_ref(&a)).await;
+                    let r = write(&pool, sql, std::slice::from_ref(&a)).await;
                     let _ = a.reply.send(r);
                 }
             }
@@ -84,77 +85,77 @@ async fn run(pool: AnyPool, mut rx: mpsc::Receiver<Append>) {
     }
 }
 
-/// Statement shapes, in rows per INSERT. A batch is written as a sequence of these
-/// (largest first) inside one transaction, so every statement is prepared once per
-/// connection and cached: no batch pays to parse a new statement, and none binds
-/// thousands of parameters (SQLite looks each parameter name up linearly, so one
-/// 512-row statement cost more in binding than the rows themselves).
-const SHAPES: [usize; 4] = [32, 8, 2, 1];
-
-/// The `INSERT` of `rows` rows.
-fn insert_sql(rows: usize) -> String {
-    let mut sql = String::from(
-        "INSERT INTO game_actions (game_id, seq, room_seq, seat, action, created_at) VALUES ",
-    );
-    for i in 0..rows {
-        let b = i * 6;
-        if i > 0 {
-            sql.push_str(", ");
-        }
-        sql.push_str(&format!(
-            "(${}, ${}, ${}, ${}, ${}, ${})",
-            b + 1,
-            b + 2,
-            b + 3,
-            b + 4,
-            b + 5,
-            b + 6
-        ));
-    }
-    sql
+/// Which SQL the database speaks, for the one statement that differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Dialect {
+    /// SQLite (3.38+: JSON functions built in).
+    Sqlite,
+    /// PostgreSQL.
+    Postgres,
 }
 
-/// Writes `batch` in one transaction.
-async fn write(
-    pool: &AnyPool,
-    statements: &Statements,
-    batch: &[Append],
-) -> Result<(), StoreError> {
-    let mut tx = pool.begin().await?;
-    let mut rest = batch;
-    while !rest.is_empty() {
-        let (shape, sql) = statements
-            .0
-            .iter()
-            .find(|(rows, _)| *rows <= rest.len())
-            .expect("the smallest shape is one row");
-        let (chunk, tail) = rest.split_at(*shape);
-        rest = tail;
-        let mut q = sqlx::query(sql.as_str());
-        for a in chunk {
+impl Dialect {
+    /// The `INSERT` of a whole batch from one parameter: a JSON array of rows. One
+    /// statement is one round trip to the database and one implicit transaction, and
+    /// it is prepared once: a multi-row `VALUES` list instead needs a new statement
+    /// per batch size, and binding thousands of parameters costs SQLite more than the
+    /// rows (it looks each parameter name up linearly).
+    fn insert_sql(self) -> &'static str {
+        match self {
+            Dialect::Sqlite => {
+                "INSERT INTO game_actions (game_id, seq, room_seq, seat, action, created_at) \
+                 SELECT json_extract(value, '$.game_id'), json_extract(value, '$.seq'), \
+                 json_extract(value, '$.room_seq'), json_extract(value, '$.seat'), \
+                 json_extract(value, '$.action'), json_extract(value, '$.created_at') \
+                 FROM json_each($1)"
+            }
+            Dialect::Postgres => {
+                "INSERT INTO game_actions (game_id, seq, room_seq, seat, action, created_at) \
+                 SELECT game_id, seq, room_seq, seat, action, created_at \
+                 FROM json_to_recordset($1::json) AS r(game_id TEXT, seq BIGINT, \
+                 room_seq BIGINT, seat BIGINT, action TEXT, created_at BIGINT)"
+            }
+        }
+    }
+}
+
+/// One row of the batch parameter.
+#[derive(Serialize)]
+struct Row {
+    game_id: Uuid,
+    seq: i64,
+    room_seq: i64,
+    seat: Option<u8>,
+    /// The action as JSON text, as the column stores it.
+    action: String,
+    created_at: i64,
+}
+
+/// Writes `batch` with one statement (hence one transaction).
+async fn write(pool: &AnyPool, sql: &str, batch: &[Append]) -> Result<(), StoreError> {
+    let rows = batch
+        .iter()
+        .map(|a| {
             let r = &a.record;
-            q = q
-                .bind(a.game.to_string())
-                .bind(super::sql::to_i64(r.seq))
-                .bind(super::sql::to_i64(r.room_seq))
-                .bind(r.seat.map(|s| i64::from(s.0)))
-                .bind(
-                    serde_json::to_string(&r.action)
-                        .map_err(|e| StoreError::Corrupt(e.to_string()))?,
-                )
-                .bind(super::sql::to_i64(r.at));
-        }
-        q.execute(&mut *tx).await?;
+            Ok(Row {
+                game_id: a.game,
+                seq: super::sql::to_i64(r.seq),
+                room_seq: super::sql::to_i64(r.room_seq),
+                seat: r.seat.map(|s| s.0),
+                action: serde_json::to_string(&r.action)?,
+                created_at: super::sql::to_i64(r.at),
+            })
+        })
+        .collect::<Result<Vec<Row>, serde_json::Error>>()
+        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let json = serde_json::to_string(&rows).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let done = sqlx::query(sql).bind(json).execute(pool).await?;
+    if done.rows_affected() != batch.len() as u64 {
+        return Err(StoreError::Corrupt(format!(
+            "stored {} of {} actions",
+            done.rows_affected(),
+            batch.len()
+        )));
     }
-    tx.commit().await?;
     Ok(())
-}
-
-/// The SQL text of every shape, built once.
-struct Statements(Vec<(usize, String)>);
-
-impl Statements {
-    fn new() -> Statements {
-        Statements(SHAPES.iter().map(|&n| (n, insert_sql(n))).collect())
-    }
 }

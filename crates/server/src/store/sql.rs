@@ -92,7 +92,12 @@ impl SqlStore {
         }
         let pool = options.connect(&url).await?;
         MIGRATOR.run(&pool).await?;
-        let writer = super::group_commit::Writer::spawn(pool.clone());
+        let dialect = if sqlite {
+            super::group_commit::Dialect::Sqlite
+        } else {
+            super::group_commit::Dialect::Postgres
+        };
+        let writer = super::group_commit::Writer::spawn(pool.clone(), dialect);
         Ok(SqlStore { pool, writer })
     }
 
