@@ -4,8 +4,11 @@
 //! an action is never acknowledged before it is stored, and a busy server pays for
 //! one commit per batch instead of one per action.
 
+use std::time::Duration;
+
 use serde::Serialize;
-use sqlx::AnyPool;
+use sqlx::pool::PoolConnection;
+use sqlx::{Any, AnyPool};
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
@@ -34,10 +37,15 @@ pub(super) struct Writer {
 }
 
 impl Writer {
-    /// Starts the writer task of `pool`.
-    pub(super) fn spawn(pool: AnyPool, dialect: Dialect) -> Writer {
+    /// Starts the writer task of `pool`. With `hold`, the task keeps one connection
+    /// of the pool for itself (see [`Writer`]); without, it borrows one per batch (a
+    /// pool of one connection, such as an in-memory SQLite database, must not be held).
+    pub(super) fn spawn(pool: AnyPool, dialect: Dialect, hold: bool) -> Writer {
         let (tx, rx) = mpsc::channel(QUEUE);
-        tokio::spawn(run(pool, dialect, rx));
+        if dialect == Dialect::Sqlite && hold {
+            tokio::spawn(checkpoint(pool.clone(), tx.downgrade()));
+        }
+        tokio::spawn(run(pool, dialect, hold, rx));
         Writer { tx }
     }
 
@@ -57,11 +65,76 @@ impl Writer {
     }
 }
 
-async fn run(pool: AnyPool, dialect: Dialect, mut rx: mpsc::Receiver<Append>) {
+/// How often the WAL of an SQLite database is checkpointed in the background.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(250);
+
+/// Copies SQLite's write-ahead log back into the database, on a connection of its own,
+/// until the writer is gone. A checkpoint ends with an fsync of the database file;
+/// done by the writer itself (SQLite's automatic checkpoint, every 1,000 pages) it
+/// stalled every room's next action for that long. A passive checkpoint never blocks
+/// the writer; the automatic one stays as a backstop at a larger size (`sql.rs`).
+async fn checkpoint(pool: AnyPool, writer: mpsc::WeakSender<Append>) {
+    let mut tick = tokio::time::interval(CHECKPOINT_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        if writer.upgrade().is_none() {
+            return;
+        }
+        if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+            .execute(&pool)
+            .await
+        {
+            tracing::debug!(error = %e, "background checkpoint failed");
+        }
+    }
+}
+
+/// The connection the writer writes with.
+struct Connection {
+    /// The pool it comes from.
+    pool: AnyPool,
+    /// Whether to keep one connection between batches.
+    hold: bool,
+    /// The connection kept, if any.
+    held: Option<PoolConnection<Any>>,
+}
+
+impl Connection {
+    /// Runs `sql` with `json` bound on the kept connection, or on a pooled one.
+    /// Keeping one connection matters for SQLite: each connection has its own page
+    /// cache, and SQLite drops it whenever another connection wrote, so batches that
+    /// took turns on a pool's connections read every index page back from the file.
+    /// After an error the connection is given back (it may be broken).
+    async fn execute(&mut self, sql: &str, json: String) -> Result<u64, sqlx::Error> {
+        let q = sqlx::query(sql).bind(json);
+        if !self.hold {
+            return Ok(q.execute(&self.pool).await?.rows_affected());
+        }
+        let conn = match &mut self.held {
+            Some(c) => c,
+            None => self.held.insert(self.pool.acquire().await?),
+        };
+        match q.execute(&mut **conn).await {
+            Ok(done) => Ok(done.rows_affected()),
+            Err(e) => {
+                self.held = None;
+                Err(e)
+            }
+        }
+    }
+}
+
+async fn run(pool: AnyPool, dialect: Dialect, hold: bool, mut rx: mpsc::Receiver<Append>) {
     let sql = dialect.insert_sql();
+    let mut conn = Connection {
+        pool,
+        hold,
+        held: None,
+    };
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        match write(&pool, sql, &batch).await {
+        match write(&mut conn, sql, &batch).await {
             Ok(()) => {
                 for a in batch.drain(..) {
                     let _ = a.reply.send(Ok(()));
@@ -77,7 +150,7 @@ async fn run(pool: AnyPool, dialect: Dialect, mut rx: mpsc::Receiver<Append>) {
                 // each on its own, so every room gets its own answer.
                 tracing::debug!(error = %e, n = batch.len(), "batch failed; writing one by one");
                 for a in batch.drain(..) {
-                    let r = write(&pool, sql, std::slice::from_ref(&a)).await;
+                    let r = write(&mut conn, sql, std::slice::from_ref(&a)).await;
                     let _ = a.reply.send(r);
                 }
             }
@@ -132,7 +205,7 @@ struct Row {
 }
 
 /// Writes `batch` with one statement (hence one transaction).
-async fn write(pool: &AnyPool, sql: &str, batch: &[Append]) -> Result<(), StoreError> {
+async fn write(conn: &mut Connection, sql: &str, batch: &[Append]) -> Result<(), StoreError> {
     let rows = batch
         .iter()
         .map(|a| {
@@ -149,11 +222,10 @@ async fn write(pool: &AnyPool, sql: &str, batch: &[Append]) -> Result<(), StoreE
         .collect::<Result<Vec<Row>, serde_json::Error>>()
         .map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let json = serde_json::to_string(&rows).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let done = sqlx::query(sql).bind(json).execute(pool).await?;
-    if done.rows_affected() != batch.len() as u64 {
+    let stored = conn.execute(sql, json).await?;
+    if stored != batch.len() as u64 {
         return Err(StoreError::Corrupt(format!(
-            "stored {} of {} actions",
-            done.rows_affected(),
+            "stored {stored} of {} actions",
             batch.len()
         )));
     }

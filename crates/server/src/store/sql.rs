@@ -86,6 +86,11 @@ impl SqlStore {
                     sqlx::query("PRAGMA foreign_keys = ON")
                         .execute(&mut *conn)
                         .await?;
+                    // The group-commit writer checkpoints in the background; this is
+                    // the backstop if that falls behind (pages of 4 KiB: 40 MiB).
+                    sqlx::query("PRAGMA wal_autocheckpoint = 10000")
+                        .execute(&mut *conn)
+                        .await?;
                     Ok(())
                 })
             });
@@ -97,7 +102,7 @@ impl SqlStore {
         } else {
             super::group_commit::Dialect::Postgres
         };
-        let writer = super::group_commit::Writer::spawn(pool.clone(), dialect);
+        let writer = super::group_commit::Writer::spawn(pool.clone(), dialect, !memory);
         Ok(SqlStore { pool, writer })
     }
 
