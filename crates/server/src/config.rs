@@ -75,7 +75,7 @@ pub struct Config {
     pub bot_think_ms: u64,
 
     /// Events kept per room for reconnects; a client further behind gets a snapshot.
-    #[arg(long, env = "CATAN_EVENT_BACKLOG", default_value_t = 256)]
+    #[arg(long, env = "CATAN_EVENT_BACKLOG", default_value_t = 128)]
     pub event_backlog: usize,
 
     /// WebSocket read buffer per connection in bytes (memory per connection).
