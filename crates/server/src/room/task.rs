@@ -124,6 +124,10 @@ pub struct RoomTask {
     last_activity_ms: u64,
     /// Set when the room has been closed; the task then ends.
     closed: bool,
+    /// Seats whose connection went away, announced once the current command is done
+    /// (a connection dropped in the middle of a broadcast must not interleave a
+    /// `presence` message between the seats of that broadcast).
+    gone: Vec<Seat>,
 }
 
 impl RoomTask {
@@ -162,6 +166,7 @@ impl RoomTask {
             last_activity: Instant::now(),
             last_activity_ms: created_at,
             closed: false,
+            gone: Vec::new(),
         }
     }
 
@@ -247,6 +252,7 @@ impl RoomTask {
             last_activity: Instant::now(),
             last_activity_ms: now_ms(),
             closed: false,
+            gone: Vec::new(),
         };
         task.update_phase_deadline();
         Ok((task, bots))
@@ -273,6 +279,7 @@ impl RoomTask {
                     () = sleep_until(next), if next.is_some() => self.fire_timers().await,
                     () = sleep_until(idle), if idle.is_some() => self.close_idle().await,
                 }
+                self.announce_gone();
             }
             self.ctx.metrics.room_moved(Some(self.status), None);
             info!("room closed");
@@ -649,13 +656,23 @@ impl RoomTask {
             && self.seats[s.index()].conn == Some(conn)
         {
             self.seats[s.index()].conn = None;
-            self.broadcast_public(|seq| ServerMessage::Presence {
-                seq,
-                seat: s,
-                connected: false,
-            });
+            self.gone.push(s);
         }
         debug!(conn, "disconnected");
+    }
+
+    /// Tells everyone which seats lost their connection during the last command (and
+    /// any the announcements themselves dropped), unless the seat is back already.
+    fn announce_gone(&mut self) {
+        while let Some(seat) = self.gone.pop() {
+            if self.seats[seat.index()].conn.is_none() {
+                self.broadcast_public(|seq| ServerMessage::Presence {
+                    seq,
+                    seat,
+                    connected: false,
+                });
+            }
+        }
     }
 
     /// Detaches a connection on the room's initiative; its socket closes with `code`.
@@ -667,11 +684,7 @@ impl RoomTask {
             {
                 self.seats[s.index()].conn = None;
                 if code != close::REPLACED {
-                    self.broadcast_public(|seq| ServerMessage::Presence {
-                        seq,
-                        seat: s,
-                        connected: false,
-                    });
+                    self.gone.push(s);
                 }
             }
         }
@@ -686,10 +699,15 @@ impl RoomTask {
         let Some(c) = self.conns.get(&conn) else {
             return;
         };
-        if c.tx.try_send(Outbound::Text(text)).is_err() {
-            // Full or gone: a slow client never stalls the room (it may reconnect).
-            warn!(conn, "dropping slow connection");
-            self.drop_conn(conn, close::TOO_SLOW);
+        match c.tx.try_send(Outbound::Text(text)) {
+            Ok(()) => {}
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                // A slow client never stalls the room (it may reconnect).
+                warn!(conn, "dropping slow connection");
+                self.drop_conn(conn, close::TOO_SLOW);
+            }
+            // Its socket already ended; the room has not yet read the disconnect.
+            Err(mpsc::error::TrySendError::Closed(_)) => self.disconnect(conn),
         }
     }
 
