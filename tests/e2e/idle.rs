@@ -1,5 +1,6 @@
 //! Idle rooms: a room with no game in progress, nobody connected and no request for
-//! `--idle-room-secs` is closed and forgotten; the others stay.
+//! `--idle-room-secs` (a finished one: `--finished-room-secs`) is closed and
+//! forgotten; the others stay.
 
 use std::time::{Duration, Instant};
 
@@ -66,5 +67,56 @@ async fn rooms_without_a_game_or_a_person_for_the_idle_time_are_closed_and_forgo
         "not before the idle time"
     );
     assert_eq!(public_room(&server, playing).await.status(), 200);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_room_without_people_is_closed_after_the_shorter_finished_time() {
+    let server = admin_server(|c| {
+        c.idle_room_secs = 3600;
+        c.finished_room_secs = 1;
+    })
+    .await;
+    let created = server
+        .create_room(json!({ "players": 3, "vp_target": 3 }))
+        .await;
+    for _ in 0..3 {
+        server.add_bot(created.room_id, &created.host_token).await;
+    }
+    let room = created.room_id;
+    let mut watcher = server.connect(room, None, None).await;
+    server.start_game(room, &created.host_token).await;
+    watcher
+        .recv_until(|m| matches!(m, catan_server::protocol::ServerMessage::GameOver(_)))
+        .await;
+    // While a person (here a spectator) is connected, the finished room stays.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(public_room(&server, room).await.status(), 200);
+    drop(watcher);
+    let left = Instant::now();
+    while public_room(&server, room).await.status() != 404 {
+        assert!(
+            left.elapsed() < Duration::from_secs(10),
+            "closed after the finished time"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(left.elapsed() >= Duration::from_millis(800));
+    // The game itself stays in the history.
+    let started = Instant::now();
+    loop {
+        let r = server
+            .http
+            .get(server.url(&format!("/api/games/{room}")))
+            .send()
+            .await
+            .expect("http");
+        let body: serde_json::Value = r.json().await.expect("json");
+        if body["status"] == "finished" {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "{body}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     server.stop().await;
 }

@@ -88,6 +88,12 @@ pub struct Config {
     #[arg(long, env = "CATAN_IDLE_ROOM_SECS", default_value_t = 1800)]
     pub idle_room_secs: u64,
 
+    /// The same for a room whose game is over: seconds without any person connected
+    /// and without any request before it is closed (the game stays in `/api/games`);
+    /// 0 keeps finished rooms forever.
+    #[arg(long, env = "CATAN_FINISHED_ROOM_SECS", default_value_t = 60)]
+    pub finished_room_secs: u64,
+
     /// On SIGTERM or Ctrl-C, the longest wait in seconds for connections to close and
     /// pending database writes to finish before the process exits anyway.
     #[arg(long, env = "CATAN_SHUTDOWN_TIMEOUT_SECS", default_value_t = 10)]
@@ -116,6 +122,7 @@ impl std::fmt::Debug for Config {
             .field("event_backlog", &self.event_backlog)
             .field("ws_read_buffer", &self.ws_read_buffer)
             .field("idle_room_secs", &self.idle_room_secs)
+            .field("finished_room_secs", &self.finished_room_secs)
             .field("shutdown_timeout_secs", &self.shutdown_timeout_secs)
             .finish()
     }

@@ -36,16 +36,26 @@ impl RoomTask {
     /// When the room is to be closed for being idle: no game in progress, nobody
     /// connected, and no request for `--idle-room-secs` (0: never).
     pub(super) fn idle_deadline(&self) -> Option<Instant> {
-        let secs = self.ctx.config.idle_room_secs;
+        let secs = self.idle_secs();
         if secs == 0 || self.status == RoomStatus::Playing || self.people_connected() {
             return None;
         }
         Some(self.last_activity + Duration::from_secs(secs))
     }
 
+    /// How long the room may stay without people: shorter once its game is over, so
+    /// that a busy server does not hold every finished game in memory for long.
+    fn idle_secs(&self) -> u64 {
+        if self.status == RoomStatus::Finished {
+            self.ctx.config.finished_room_secs
+        } else {
+            self.ctx.config.idle_room_secs
+        }
+    }
+
     /// Closes the room for being idle.
     pub(super) async fn close_idle(&mut self) {
-        let secs = self.ctx.config.idle_room_secs;
+        let secs = self.idle_secs();
         info!(idle_secs = secs, "closing idle room");
         let message = format!("the room was closed after {secs} s without players");
         self.close("room_closed", &message).await;
