@@ -109,7 +109,7 @@ for run in $(seq "$RUNS"); do
       latency) run_loadgen latency "$run" --rooms "${LAT_ROOMS:-1000}" --think-ms 200 \
                  --duration "${LAT_DURATION:-30}" --warmup 10 ;;
       idle) run_loadgen idle "$run" --idle --rooms "${IDLE_ROOMS:-10000}" \
-              --duration "${IDLE_DURATION:-30}" --warmup 60 --setup-concurrency 128 ;;
+              --duration "${IDLE_DURATION:-30}" --warmup 60 --setup-concurrency 64 ;;
       soak) run_loadgen soak "$run" --rooms 1000 --think-ms 200 --duration 600 --warmup 60 \
               --sample-secs 10 ;;
       *) echo "unknown scenario $sc" >&2; exit 2 ;;
