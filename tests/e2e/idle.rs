@@ -103,20 +103,6 @@ async fn a_finished_room_without_people_is_closed_after_the_shorter_finished_tim
     }
     assert!(left.elapsed() >= Duration::from_millis(800));
     // The game itself stays in the history.
-    let started = Instant::now();
-    loop {
-        let r = server
-            .http
-            .get(server.url(&format!("/api/games/{room}")))
-            .send()
-            .await
-            .expect("http");
-        let body: serde_json::Value = r.json().await.expect("json");
-        if body["status"] == "finished" {
-            break;
-        }
-        assert!(started.elapsed() < Duration::from_secs(10), "{body}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    crate::persistence::wait_until_stored(&server, room).await;
     server.stop().await;
 }

@@ -45,7 +45,7 @@ fn child_server() {
     });
 }
 
-async fn wait_until_stored(server: &TestServer, id: Uuid) -> GameSummary {
+pub(crate) async fn wait_until_stored(server: &TestServer, id: Uuid) -> GameSummary {
     let started = Instant::now();
     loop {
         let r = server
