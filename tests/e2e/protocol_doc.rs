@@ -160,6 +160,7 @@ fn check(ex: &Example) -> Result<Value, String> {
         "ErrorBody" => round_trip::<ErrorBody>(ex, true),
         "Event" => round_trip::<Event>(ex, true),
         "GameView" => round_trip::<GameView>(ex, true),
+        "GameSummary" => round_trip::<catan_server::history::GameSummary>(ex, true),
         // The admin API.
         "CloseRoomRequest" => round_trip::<admin::CloseRoomRequest>(ex, false),
         "KickRequest" => round_trip::<admin::KickRequest>(ex, false),
