@@ -48,7 +48,8 @@ pub struct Player {
 }
 
 impl Player {
-    fn new() -> Player {
+    /// A seat with nothing yet.
+    pub(crate) fn new() -> Player {
         Player {
             hand: Resources::ZERO,
             dev_cards: DevCards::default(),
@@ -110,6 +111,28 @@ fn building_points(settlements: VertexMask, cities: VertexMask) -> u32 {
     let bytes = (n & M4) + ((n >> 4) & M4);
     // The sum of the eight bytes (at most 192) gathers in the top byte.
     (bytes.wrapping_mul(0x0101_0101_0101_0101) >> 56) as u32
+}
+
+/// Public victory points of a seat with these buildings, holding Longest Road and
+/// Largest Army or not: shared by [`Game::public_vp`] and views that follow
+/// events, so both count the same way.
+#[inline]
+pub(crate) fn public_vp(
+    settlements: VertexMask,
+    cities: VertexMask,
+    longest_road: bool,
+    largest_army: bool,
+) -> u8 {
+    let vp = building_points(settlements, cities)
+        + 2 * u32::from(longest_road)
+        + 2 * u32::from(largest_army);
+    u8::try_from(vp).unwrap_or(u8::MAX)
+}
+
+/// Total victory points: the public ones plus the hidden VP cards.
+#[inline]
+pub(crate) fn total_vp(public_vp: u8, dev_cards: &DevCards) -> u8 {
+    public_vp + dev_cards.get(DevCard::VictoryPoint)
 }
 
 /// A game of Catan. Only constructed through [`Game::new`], and only changed through
@@ -487,23 +510,18 @@ impl Game {
     #[must_use]
     pub fn public_vp(&self, seat: Seat) -> u8 {
         let p = &self.players[seat.index()];
-        let mut vp = building_points(p.settlements, p.cities);
-        if self.longest_road == Some(seat) {
-            vp += 2;
-        }
-        if self.largest_army == Some(seat) {
-            vp += 2;
-        }
-        u8::try_from(vp).unwrap_or(u8::MAX)
+        public_vp(
+            p.settlements,
+            p.cities,
+            self.longest_road == Some(seat),
+            self.largest_army == Some(seat),
+        )
     }
 
     /// Total victory points, hidden VP cards included.
     #[must_use]
     pub fn total_vp(&self, seat: Seat) -> u8 {
-        self.public_vp(seat)
-            + self.players[seat.index()]
-                .dev_cards
-                .get(DevCard::VictoryPoint)
+        total_vp(self.public_vp(seat), &self.players[seat.index()].dev_cards)
     }
 
     /// the current player wins as soon as their total reaches the target.

@@ -49,6 +49,18 @@ impl TradeOffer {
     pub fn has_rejected(&self, seat: Seat) -> bool {
         self.rejected & (1 << seat.0) != 0
     }
+
+    /// Records that `seat` accepts, taking back a rejection.
+    pub(crate) fn accept(&mut self, seat: Seat) {
+        self.accepted |= 1 << seat.0;
+        self.rejected &= !(1 << seat.0);
+    }
+
+    /// Records that `seat` rejects, taking back an acceptance.
+    pub(crate) fn reject(&mut self, seat: Seat) {
+        self.rejected |= 1 << seat.0;
+        self.accepted &= !(1 << seat.0);
+    }
 }
 
 /// Why an offer closed.

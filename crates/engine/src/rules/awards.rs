@@ -31,6 +31,22 @@ pub fn longest_route(roads: EdgeMask, blocked: VertexMask) -> u8 {
     best
 }
 
+/// The route length (R-10.1) of a seat with the roads `roads` and its own buildings on
+/// `own`, while buildings stand on `occupied` (everyone's, own included): every
+/// opponent's building cuts the seat's trails, its own never do. This is how the game
+/// measures every seat, and how a view or a bot asks "how long would my route be with
+/// these extra roads" without knowing the rule.
+#[must_use]
+pub fn route_length(roads: EdgeMask, own: VertexMask, occupied: VertexMask) -> u8 {
+    longest_route(roads, route_blockers(own, occupied))
+}
+
+/// The intersections that cut a seat's trails (R-10.1): opponents' buildings.
+#[inline]
+fn route_blockers(own: VertexMask, occupied: VertexMask) -> VertexMask {
+    occupied & !own
+}
+
 /// The longest trail of one trail component.
 fn component_route(topo: &Topology, component: EdgeMask, blocked: VertexMask) -> u8 {
     let first = component.trailing_zeros() as usize;
@@ -230,7 +246,7 @@ impl Game {
     pub(crate) fn update_longest_road(&mut self, out: &mut Vec<Event>) {
         let occupied = self.occupied_vertices();
         for p in &mut self.players[..usize::from(self.options.players)] {
-            p.road_length = longest_route(p.roads, occupied & !p.buildings());
+            p.road_length = route_length(p.roads, p.buildings(), occupied);
         }
         self.decide_longest_road(out);
     }
@@ -244,7 +260,10 @@ impl Game {
         e: EdgeId,
         out: &mut Vec<Event>,
     ) {
-        let blocked = self.occupied_vertices() & !self.players[seat.index()].buildings();
+        let blocked = route_blockers(
+            self.players[seat.index()].buildings(),
+            self.occupied_vertices(),
+        );
         let p = &mut self.players[seat.index()];
         let topo = topology();
         let reachable = trail_component(topo, p.roads, e, blocked);
@@ -271,7 +290,7 @@ impl Game {
             .enumerate()
         {
             if s != seat.index() && (p.roads & at_v).count_ones() >= 2 {
-                p.road_length = longest_route(p.roads, occupied & !p.buildings());
+                p.road_length = route_length(p.roads, p.buildings(), occupied);
             }
         }
         self.decide_longest_road(out);

@@ -11,6 +11,20 @@ use crate::seat::Seat;
 /// All 54 intersections.
 const ALL_VERTICES: VertexMask = (1u64 << VERTEX_COUNT) - 1;
 
+/// The distance rule: whether a settlement may stand on `v` while
+/// buildings stand on `occupied`, that is `v` and all its neighbours are empty. Roads
+/// and cards aside; the game checks it exactly this way, and views and bots ask it
+/// here rather than knowing the rule.
+/// An id off the board (54 and above) is never allowed.
+#[inline]
+#[must_use]
+pub fn distance_ok(occupied: VertexMask, v: VertexId) -> bool {
+    let Some(&neighbours) = topology().vertex_neighbor_mask.get(v.index()) else {
+        return false;
+    };
+    occupied & (v.bit() | neighbours) == 0
+}
+
 impl Game {
     /// Intersections where the distance rule allows a settlement: empty, with
     /// no building on any neighbour.
@@ -64,8 +78,7 @@ impl Game {
 
     /// Whether `v` is in [`Game::distance_ok_vertices`], without listing them all.
     pub(crate) fn distance_ok(&self, v: VertexId) -> bool {
-        let near = v.bit() | topology().vertex_neighbor_mask[v.index()];
-        self.occupied_vertices() & near == 0
+        distance_ok(self.occupied_vertices(), v)
     }
 
     /// Whether `v` is in [`Game::settlement_spots`] of `seat`, without listing them all:

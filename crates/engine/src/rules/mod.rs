@@ -12,7 +12,9 @@ mod timeout;
 mod trade;
 mod turn;
 
-pub use awards::longest_route;
 pub use awards::{LARGEST_ARMY_MIN, LONGEST_ROAD_MIN};
+pub use awards::{longest_route, route_length};
+pub use build::distance_ok;
 pub use legal::setup_seat;
 pub use trade::MAX_OPEN_OFFERS;
+pub(crate) use trade::{harbors_in_reach, maritime_ratios};

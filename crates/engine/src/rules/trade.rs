@@ -1,6 +1,6 @@
 //! Trading: maritime trades with the bank and player offers.
 
-use crate::board::topology;
+use crate::board::{Map, VertexMask, topology};
 use crate::error::ActionError;
 use crate::event::Event;
 use crate::game::Game;
@@ -12,9 +12,36 @@ use crate::trade::{OfferClosed, OfferId, TradeOffer};
 /// Most offers open at once in a game; keeps a flooding client from growing state.
 pub const MAX_OPEN_OFFERS: usize = 8;
 
-/// The bit of a generic 3:1 harbor in [`Game::harbors_in_reach`]; bits 0..5 are the
+/// The bit of a generic 3:1 harbor in [`harbors_in_reach`]; bits 0..5 are the
 /// 2:1 harbors by resource index.
 pub(crate) const GENERIC_HARBOR: u8 = 1 << 5;
+
+/// The maritime ratio of every resource, in resource order, for a seat
+/// reaching the harbors `reach` (as [`harbors_in_reach`] gives them): 2 with the
+/// resource's 2:1 harbor, else 3 with a generic harbor, else 4.
+pub(crate) fn maritime_ratios(reach: u8) -> [u8; 5] {
+    let base = if reach & GENERIC_HARBOR != 0 { 3 } else { 4 };
+    std::array::from_fn(|r| if reach & (1 << r) != 0 { 2 } else { base })
+}
+
+/// The harbors a seat with buildings on `buildings` may use on `map`, as a bit
+/// set: bit `r` for the 2:1 harbor of resource `r`, [`GENERIC_HARBOR`] for a 3:1
+/// harbor. A harbor counts as soon as a building stands on one of its two
+/// intersections, so only the buildings on harbor intersections are looked
+/// at, usually none or one.
+pub(crate) fn harbors_in_reach(map: &Map, buildings: VertexMask) -> u8 {
+    let topo = topology();
+    let mut on_harbors = buildings & topo.harbor_vertices;
+    let mut reach = 0u8;
+    while on_harbors != 0 {
+        let v = on_harbors.trailing_zeros() as usize;
+        on_harbors &= on_harbors - 1;
+        // `map.harbors[i]` lies on `topo.harbor_edges[i]` (see `Map`).
+        let harbor = &map.harbors[usize::from(topo.vertex_harbor[v])];
+        reach |= harbor.resource.map_or(GENERIC_HARBOR, |r| 1 << r.index());
+    }
+    reach
+}
 
 impl Game {
     /// How many of `give` the seat hands the bank for one card: 2, 3 or 4.
@@ -26,27 +53,12 @@ impl Game {
 
     /// [`Game::maritime_ratio`] of every resource, in resource order.
     pub(crate) fn maritime_ratios(&self, seat: Seat) -> [u8; 5] {
-        let reach = self.harbors_in_reach(seat);
-        let base = if reach & GENERIC_HARBOR != 0 { 3 } else { 4 };
-        std::array::from_fn(|r| if reach & (1 << r) != 0 { 2 } else { base })
+        maritime_ratios(self.harbors_in_reach(seat))
     }
 
-    /// The harbors `seat` may use as a bit set: bit `r` for the 2:1 harbor of
-    /// resource `r`, [`GENERIC_HARBOR`] for a 3:1 harbor. A harbor counts as soon as a
-    /// building stands on one of its two intersections, so only the seat's
-    /// buildings on harbor intersections are looked at, usually none or one.
+    /// The harbors `seat` may use, as [`harbors_in_reach`] tells them.
     pub(crate) fn harbors_in_reach(&self, seat: Seat) -> u8 {
-        let topo = topology();
-        let mut on_harbors = self.players[seat.index()].buildings() & topo.harbor_vertices;
-        let mut reach = 0u8;
-        while on_harbors != 0 {
-            let v = on_harbors.trailing_zeros() as usize;
-            on_harbors &= on_harbors - 1;
-            // `map.harbors[i]` lies on `topo.harbor_edges[i]` (see `Map`).
-            let harbor = &self.map.harbors[usize::from(topo.vertex_harbor[v])];
-            reach |= harbor.resource.map_or(GENERIC_HARBOR, |r| 1 << r.index());
-        }
-        reach
+        harbors_in_reach(&self.map, self.players[seat.index()].buildings())
     }
 
     /// trades happen in the current player's trade-and-build phase only.
@@ -179,9 +191,7 @@ impl Game {
             }
             self.complete_trade(i, offer.from, seat, out);
         } else {
-            let o = &mut self.offers[i];
-            o.accepted |= 1 << seat.0;
-            o.rejected &= !(1 << seat.0);
+            self.offers[i].accept(seat);
             out.push(Event::OfferAccepted { offer: id, seat });
         }
         Ok(())
@@ -202,8 +212,7 @@ impl Game {
             return Err(ActionError::AlreadyAnswered);
         }
         let o = &mut self.offers[i];
-        o.rejected |= 1 << seat.0;
-        o.accepted &= !(1 << seat.0);
+        o.reject(seat);
         let rejected = o.rejected;
         out.push(Event::OfferRejected { offer: id, seat });
         let all_rejected = self

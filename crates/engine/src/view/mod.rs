@@ -1,7 +1,12 @@
 //! Per-seat views: everything a seat (or a spectator) may see, and nothing more.
 //!
 //! The seed, the deck order and the RNG state are never part of a view; opponents'
-//! hands and development cards appear only as counts.
+//! hands and development cards appear only as counts. A view can then follow the
+//! game from the viewer's redacted events (`follow`) and answer rule questions with
+//! the engine's own rules (`query`).
+
+mod follow;
+mod query;
 
 use serde::{Deserialize, Serialize};
 
