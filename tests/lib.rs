@@ -4,8 +4,9 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use catan_bots::{RandomBot, SeatDriver};
+use catan_protocol::{CreateRoomResponse, RoomInfo, ServerMessage, TakeSeatResponse};
 use catan_server::Config;
-use catan_server::protocol::{CreateRoomResponse, RoomInfo, ServerMessage, TakeSeatResponse};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
@@ -382,40 +383,34 @@ async fn bind_admin(config: &Config) -> (Option<tokio::net::TcpListener>, Option
     (Some(l), Some(addr))
 }
 
-/// Plays as a random-legal client until the game ends, following the same
-/// discipline as the built-in bots ([`catan_server::bot::Driver`]). Returns the client
-/// with everything it received and the number of rejections it got.
+/// Plays as a random-legal client until the game ends, with the same driver as the
+/// built-in bots ([`catan_bots::SeatDriver`]). Returns the client with everything it
+/// received and the number of rejections it got.
 pub async fn play_randomly(mut client: Client, seed: u64) -> (Client, usize) {
     use rand::SeedableRng;
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    let mut driver = catan_server::bot::Driver::default();
+    let mut driver = SeatDriver::new();
     let mut rejections = 0;
     // Pick up where an earlier reader of this client stopped.
-    if let Some((raw, _)) = client.received.last() {
-        driver.observe(serde_json::from_str(raw).expect("envelope"));
-        if driver.ready() {
-            let m = driver.choose_random(&mut rng);
+    for (_, msg) in &client.received {
+        driver.observe(msg);
+    }
+    loop {
+        if driver.over() {
+            break;
+        }
+        if let Some(m) = driver.decide(&mut RandomBot::new(), &mut rng) {
             client
                 .send_text(&serde_json::to_string(&m).expect("json"))
                 .await;
         }
-    }
-    while let Some(msg) = client.recv().await {
+        let Some(msg) = client.recv().await else {
+            break;
+        };
         if matches!(msg, ServerMessage::Rejected { .. }) {
             rejections += 1;
         }
-        let raw = &client.received.last().expect("just received").0;
-        let env: catan_server::bot::Envelope = serde_json::from_str(raw).expect("envelope");
-        driver.observe(env);
-        if driver.over {
-            break;
-        }
-        if driver.ready() {
-            let m = driver.choose_random(&mut rng);
-            client
-                .send_text(&serde_json::to_string(&m).expect("json"))
-                .await;
-        }
+        driver.observe(&msg);
     }
     (client, rejections)
 }
@@ -535,7 +530,7 @@ pub struct Table {
     /// The clients, by seat.
     pub clients: Vec<Client>,
     /// One driver per client.
-    pub drivers: Vec<catan_server::bot::Driver>,
+    pub drivers: Vec<SeatDriver>,
     /// Random choices.
     rng: rand::rngs::StdRng,
 }
@@ -545,9 +540,16 @@ impl Table {
     #[must_use]
     pub fn new(clients: Vec<Client>, seed: u64) -> Table {
         use rand::SeedableRng;
+        // Each driver starts from what its client already received.
         let drivers = clients
             .iter()
-            .map(|_| catan_server::bot::Driver::default())
+            .map(|c| {
+                let mut d = SeatDriver::new();
+                for (_, msg) in &c.received {
+                    d.observe(msg);
+                }
+                d
+            })
             .collect();
         Table {
             clients,
@@ -563,8 +565,8 @@ impl Table {
                 tokio::time::timeout(Duration::from_millis(15), c.ws.next()).await
             {
                 let msg: ServerMessage = serde_json::from_str(&t).expect("server message");
+                d.observe(&msg);
                 c.received.push((t.to_string(), msg));
-                d.observe(serde_json::from_str(&t).expect("envelope"));
             }
         }
     }
@@ -584,8 +586,11 @@ impl Table {
                 acted < max_actions,
                 "condition not reached within {max_actions} actions"
             );
-            if let Some(i) = (0..self.drivers.len()).find(|&i| self.drivers[i].ready()) {
-                let m = self.drivers[i].choose_random(&mut self.rng);
+            if let Some((i, m)) = (0..self.drivers.len()).find_map(|i| {
+                self.drivers[i]
+                    .decide(&mut RandomBot::new(), &mut self.rng)
+                    .map(|m| (i, m))
+            }) {
                 self.clients[i]
                     .send_text(&serde_json::to_string(&m).expect("json"))
                     .await;

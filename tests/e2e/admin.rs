@@ -5,10 +5,10 @@ use std::time::{Duration, Instant};
 
 use catan_e2e::{Client, Table, TestServer, latest_legal};
 use catan_engine::{Action, Seat};
-use catan_server::admin::{
+use catan_protocol::{
     AdminRoomDetail, AdminRoomList, AdminRoomSummary, CloseRoomResponse, ServerStats, StoreHealth,
 };
-use catan_server::protocol::{ErrorBody, RoomInfo, RoomStatus, ServerMessage, close};
+use catan_protocol::{CloseCode, ErrorBody, RoomInfo, RoomStatus, ServerMessage};
 use catan_server::store::GameStatus;
 use serde_json::json;
 use uuid::Uuid;
@@ -278,12 +278,7 @@ async fn the_room_list_and_inspection_show_what_the_rooms_hold_and_clients_see()
     // The unredacted game, seen through the engine's own redaction, is exactly what
     // the spectator and Alice (reconnecting for a fresh snapshot) were sent.
     let detail = inspect(&server, playing, "").await;
-    let game = detail
-        .game
-        .as_ref()
-        .expect("started")
-        .parse()
-        .expect("a Game");
+    let game = detail.game.as_deref().expect("started");
     assert_eq!(detail.room.phase, Some(game.phase()));
     assert_eq!(Some(game.view(None)), seen_by_spectator.view);
     let mut again = server.connect(playing, Some(&alice_token), None).await;
@@ -371,7 +366,7 @@ async fn a_kicked_client_is_told_closed_with_4011_and_may_reconnect_to_its_seat(
         }
     );
     assert!(alice.recv().await.is_none(), "closed right after");
-    assert_eq!(alice.closed_with, Some(close::KICKED));
+    assert_eq!(alice.closed_with, Some(CloseCode::Kicked.code()));
     spectator
         .recv_until(|m| {
             matches!(
@@ -461,12 +456,12 @@ async fn closing_a_room_tells_every_client_and_the_room_is_gone_and_not_restored
             .await;
         assert_eq!(m, told);
         assert!(client.recv().await.is_none());
-        assert_eq!(client.closed_with, Some(close::ROOM_CLOSED));
+        assert_eq!(client.closed_with, Some(CloseCode::RoomClosed.code()));
     }
 
     // Gone from the public API and the admin API.
     assert_eq!(public_room(&server, room).await.status(), 404);
-    let listed: catan_server::protocol::RoomList = server
+    let listed: catan_protocol::RoomList = server
         .http
         .get(server.url("/api/rooms"))
         .send()

@@ -2,7 +2,7 @@
 //! connection stays up unless the client is abusive.
 
 use catan_e2e::TestServer;
-use catan_server::protocol::{ServerMessage, close};
+use catan_protocol::{CloseCode, ServerMessage};
 use serde_json::json;
 
 async fn error_code(c: &mut catan_e2e::Client) -> String {
@@ -160,6 +160,6 @@ async fn a_message_flood_is_throttled_then_closed_with_the_documented_code() {
         limited > 0,
         "the flood was answered with rate_limited errors first"
     );
-    assert_eq!(c.closed_with, Some(close::RATE_LIMITED));
+    assert_eq!(c.closed_with, Some(CloseCode::RateLimited.code()));
     server.stop().await;
 }

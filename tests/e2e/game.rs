@@ -2,7 +2,7 @@
 
 use catan_e2e::{TestServer, play_randomly};
 use catan_engine::{Event, Seat};
-use catan_server::protocol::ServerMessage;
+use catan_protocol::ServerMessage;
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -152,7 +152,7 @@ async fn a_room_of_bots_plays_to_the_end_while_a_spectator_watches() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_stops_reading_is_dropped_and_never_stalls_the_room() {
-    use catan_server::protocol::{AddBotRequest, RoomOptions, close};
+    use catan_protocol::{AddBotRequest, CloseCode, RoomOptions};
     use catan_server::room::{Outbound, RoomHandle};
     use std::sync::Arc;
 
@@ -165,9 +165,11 @@ async fn a_client_that_stops_reading_is_dropped_and_never_stalls_the_room() {
         .await
         .expect("store");
     let options = RoomOptions {
-        players: 3,
-        vp_target: 6,
-        map: catan_engine::MapKind::Beginner,
+        game: catan_engine::GameOptions {
+            players: 3,
+            vp_target: 6,
+            map: catan_engine::MapKind::Beginner,
+        },
         turn_timer_secs: 0,
         trade_timeout_secs: 60,
         discard_timeout_secs: 60,
@@ -181,7 +183,7 @@ async fn a_client_that_stops_reading_is_dropped_and_never_stalls_the_room() {
             "host".into(),
             AddBotRequest {
                 seat: None,
-                kind: catan_server::protocol::BotKind::Random,
+                kind: catan_protocol::BotKind::Random,
             },
         )
         .await
@@ -206,7 +208,7 @@ async fn a_client_that_stops_reading_is_dropped_and_never_stalls_the_room() {
         "the game finished while one client was stuck (watcher closed with {:?})",
         watcher.shared.close_code()
     );
-    assert_eq!(stuck.shared.close_code(), Some(close::TOO_SLOW));
+    assert_eq!(stuck.shared.close_code(), Some(CloseCode::TooSlow));
     let mut queued = 0;
     while stuck.rx.recv().await.is_some() {
         queued += 1;
@@ -239,7 +241,7 @@ async fn a_room_of_four_heuristic_bots_plays_to_a_winner() {
         .start_game(created.room_id, &created.host_token)
         .await;
     assert!(info.seats.iter().all(|s| {
-        s.occupant.as_ref().and_then(|o| o.bot) == Some(catan_server::protocol::BotKind::Heuristic)
+        s.occupant.as_ref().and_then(|o| o.bot) == Some(catan_protocol::BotKind::Heuristic)
     }));
     let over = spectator
         .recv_until(|m| matches!(m, ServerMessage::GameOver(_)))

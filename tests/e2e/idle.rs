@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use catan_server::admin::ServerStats;
+use catan_protocol::ServerStats;
 use serde_json::json;
 use uuid::Uuid;
 
@@ -87,7 +87,7 @@ async fn a_finished_room_without_people_is_closed_after_the_shorter_finished_tim
     let mut watcher = server.connect(room, None, None).await;
     server.start_game(room, &created.host_token).await;
     watcher
-        .recv_until(|m| matches!(m, catan_server::protocol::ServerMessage::GameOver(_)))
+        .recv_until(|m| matches!(m, catan_protocol::ServerMessage::GameOver(_)))
         .await;
     // While a person (here a spectator) is connected, the finished room stays.
     tokio::time::sleep(Duration::from_millis(1500)).await;

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use catan_client::loadgen::{self, LoadConfig};
 use catan_client::lobby::Lobby;
-use catan_client::seat::{RandomStrategy, SeatClient};
+use catan_client::seat::SeatClient;
 use catan_client::target::{self, TargetError};
 use catan_e2e::TestServer;
 
@@ -88,7 +88,7 @@ async fn the_reference_client_plays_a_full_game_against_built_in_bots() {
         .expect("start");
     let outcome = tokio::time::timeout(
         Duration::from_secs(120),
-        client.play_to_end(&mut RandomStrategy::new(7)),
+        client.play_to_end(&mut catan_bots::RandomBot::new(), 7),
     )
     .await
     .expect("game ends in time")

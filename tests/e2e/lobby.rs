@@ -1,7 +1,7 @@
 //! The HTTP lobby: rooms, seats, bots, start, origins; errors with stable codes.
 
 use catan_e2e::TestServer;
-use catan_server::protocol::{ErrorBody, RoomInfo, RoomList, RoomStatus, ServerMessage};
+use catan_protocol::{ErrorBody, RoomInfo, RoomList, RoomStatus, ServerMessage};
 use serde_json::json;
 
 async fn error_of(r: reqwest::Response) -> (u16, String) {
@@ -19,13 +19,13 @@ async fn rooms_are_created_listed_and_fetched_with_their_options() {
             json!({"players": 3, "vp_target": 12, "map": "beginner", "turn_timer_secs": 30}),
         )
         .await;
-    assert_eq!(listed.room.options.players, 3);
-    assert_eq!(listed.room.options.vp_target, 12);
+    assert_eq!(listed.room.options.game.players, 3);
+    assert_eq!(listed.room.options.game.vp_target, 12);
     assert_eq!(listed.room.options.turn_timer_secs, 30);
     assert_eq!(listed.room.status, RoomStatus::Lobby);
     assert_eq!(listed.host_token.len(), 32);
     let private = server.create_room(json!({"listed": false})).await;
-    assert_eq!(private.room.options.players, 4, "defaults apply");
+    assert_eq!(private.room.options.game.players, 4, "defaults apply");
 
     let list: RoomList = server
         .http

@@ -7,9 +7,10 @@ use std::time::{Duration, Instant};
 
 use catan_e2e::{FaultyStore, TestServer, fresh_postgres_url, fresh_sqlite_url, play_randomly};
 use catan_engine::{Event, Game};
-use catan_server::history::{GameList, GameSummary, Replay};
-use catan_server::protocol::{GameOverInfo, ServerMessage};
-use catan_server::store::{GameStatus, SqlStore, Store};
+use catan_protocol::GameStatus;
+use catan_protocol::{GameList, GameSummary, Replay};
+use catan_protocol::{GameOverInfo, ServerMessage};
+use catan_server::store::{SqlStore, Store};
 use serde_json::json;
 use uuid::Uuid;
 

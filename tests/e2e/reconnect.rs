@@ -1,8 +1,8 @@
 //! Reconnecting mid-game: the missed messages exactly once, then the game goes on.
 
+use catan_bots::{RandomBot, SeatDriver};
 use catan_e2e::{TestServer, play_randomly};
-use catan_server::bot::{Driver, Envelope};
-use catan_server::protocol::ServerMessage;
+use catan_protocol::ServerMessage;
 use serde_json::json;
 
 /// The room-wide sequence number of a message, if it has one.
@@ -33,7 +33,7 @@ async fn a_client_that_reconnects_gets_exactly_the_missed_events_and_finishes_th
 
     // Play our part for a while, then drop the connection.
     let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(3);
-    let mut driver = Driver::default();
+    let mut driver = SeatDriver::new();
     let mut last_seq = 0;
     let mut acted = 0;
     while acted < 6 {
@@ -44,11 +44,9 @@ async fn a_client_that_reconnects_gets_exactly_the_missed_events_and_finishes_th
         if let Some(s) = seq_of(&msg) {
             last_seq = s;
         }
-        let raw = &client.received.last().expect("received").0;
-        driver.observe(serde_json::from_str::<Envelope>(raw).expect("envelope"));
-        assert!(!driver.over, "game ended before the test could reconnect");
-        if driver.ready() {
-            let m = driver.choose_random(&mut rng);
+        driver.observe(&msg);
+        assert!(!driver.over(), "game ended before the test could reconnect");
+        if let Some(m) = driver.decide(&mut RandomBot::new(), &mut rng) {
             client
                 .send_text(&serde_json::to_string(&m).expect("json"))
                 .await;

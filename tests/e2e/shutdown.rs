@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use catan_e2e::{Client, FaultyStore, TestServer, fresh_sqlite_url, latest_legal};
-use catan_server::protocol::{RoomInfo, RoomStatus, ServerMessage, close};
+use catan_protocol::{CloseCode, RoomInfo, RoomStatus, ServerMessage};
 use catan_server::store::{SqlStore, Store};
 use serde_json::json;
 use uuid::Uuid;
@@ -24,7 +24,7 @@ async fn expect_shutdown_close(client: &mut Client) {
     };
     assert_eq!(code, "shutting_down");
     assert!(client.recv().await.is_none(), "closed right after");
-    assert_eq!(client.closed_with, Some(close::GOING_AWAY));
+    assert_eq!(client.closed_with, Some(CloseCode::GoingAway.code()));
     // Answer the close, so the server is not left waiting for the handshake.
     let _ = futures_util::SinkExt::close(&mut client.ws).await;
 }

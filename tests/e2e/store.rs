@@ -2,7 +2,7 @@
 //! PostgreSQL (a fresh database per test, on the server `.ci/run` provides).
 
 use catan_engine::{Action, FinalScore, Seat};
-use catan_server::protocol::{BotKind, RoomOptions};
+use catan_protocol::{BotKind, RoomOptions};
 use catan_server::store::{
     ActionRecord, Finish, GameQuery, GameStatus, NewGame, PlayerRecord, SqlStore, Store,
     seed_commitment, sha256_hex,
@@ -13,9 +13,11 @@ use catan_e2e::{fresh_postgres_url, fresh_sqlite_url};
 
 fn options() -> RoomOptions {
     RoomOptions {
-        players: 3,
-        vp_target: 10,
-        map: catan_engine::MapKind::Random,
+        game: catan_engine::GameOptions {
+            players: 3,
+            vp_target: 10,
+            map: catan_engine::MapKind::Random,
+        },
         turn_timer_secs: 0,
         trade_timeout_secs: 60,
         discard_timeout_secs: 60,

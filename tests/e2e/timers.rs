@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use catan_e2e::{Table, TestServer, latest_legal};
 use catan_engine::{Action, ActionKind, Event, OfferClosed, Seat};
-use catan_server::protocol::ServerMessage;
+use catan_protocol::ServerMessage;
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

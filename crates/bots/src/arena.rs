@@ -195,7 +195,7 @@ pub fn run(
         let s = game_seed(seed, i);
         tally.games += 1;
         let seats = seating(lineup.len(), i);
-        let mut bots: Vec<_> = seats.iter().map(|&e| lineup[e].build()).collect();
+        let mut bots: Vec<_> = seats.iter().map(|&e| crate::strategy(lineup[e])).collect();
         let mut rng = ChaCha8Rng::seed_from_u64(s ^ 0x9E37_79B9_7F4A_7C15);
         let result = Game::new(options, s)
             .map_err(|e| e.to_string())

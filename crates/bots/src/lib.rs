@@ -15,10 +15,14 @@
 //!   discards.
 //! - [`arena`]: plays whole games between strategies through the engine, checking that
 //!   every decision is accepted; the `catan-arena` binary runs it on many games.
-//! - [`BotKind`]: the strategies by name, for command lines and rooms.
+//! - [`strategy`]: the strategy of each [`catan_protocol::BotKind`], for rooms and
+//!   command lines.
+//! - [`SeatDriver`]: the one driver that plays a seat from protocol messages, for the
+//!   server's built-in bots and for `catan-bot` over WebSocket.
 
 pub mod arena;
 mod board;
+mod driver;
 mod heuristic;
 mod kind;
 mod plan;
@@ -27,8 +31,10 @@ mod random;
 use catan_engine::{Action, ActionKind, GameView};
 use rand::RngCore;
 
+pub use catan_protocol::BotKind;
+pub use driver::SeatDriver;
 pub use heuristic::HeuristicBot;
-pub use kind::{BotKind, UnknownBotKind};
+pub use kind::strategy;
 pub use random::RandomBot;
 
 /// A way of playing: picks one of a seat's legal actions from that seat's view.

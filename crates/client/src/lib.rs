@@ -6,9 +6,13 @@
 //! - [`target`]: parses a server URL; the load generator refuses non-loopback hosts.
 //! - [`lobby`]: the HTTP lobby calls (create a room, take a seat, add a bot, start).
 //! - [`seat`]: one seat's WebSocket: parses each
-//!   [`ServerMessage`](catan_server::protocol::ServerMessage) and follows the
-//!   [`Driver`](catan_server::bot::Driver) discipline (act only on the newest `legal`
-//!   list, one action in flight until its acknowledgement or rejection).
+//!   [`ServerMessage`](catan_protocol::ServerMessage) and plays it with the one bot
+//!   driver, [`SeatDriver`](catan_bots::SeatDriver) (act only on the newest `legal`
+//!   list, one action in flight until its acknowledgement or rejection, the view kept
+//!   current from the events).
+//!
+//! It depends on the wire vocabulary (`catan-protocol`), the engine and the bots,
+//! never on the server: `cargo tree -p catan-client` shows no axum, sqlx or tower.
 //! - [`loadgen`]: many rooms of four seats over real WebSockets, one tokio task per
 //!   room, with latency histograms and the server's RSS and CPU.
 //! - [`procfs`]: a process's resident memory and CPU time from `/proc`.

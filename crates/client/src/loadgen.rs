@@ -6,8 +6,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use catan_server::bot::{Driver, Envelope};
-use catan_server::protocol::{ClientMessage, GameOverInfo, ServerMessage};
+use catan_bots::{RandomBot, SeatDriver};
+use catan_protocol::{ClientMessage, GameOverInfo, ServerMessage};
 use futures_util::stream::{SplitSink, select_all};
 use futures_util::{FutureExt, SinkExt, StreamExt};
 use hdrhistogram::Histogram;
@@ -504,7 +504,7 @@ async fn play_slot(
 /// One seat of a room being played.
 struct SeatState {
     sink: SplitSink<Ws, Message>,
-    driver: Driver,
+    driver: SeatDriver,
     /// Request id and send time of the action in flight.
     pending: Option<(String, Instant)>,
     /// When this seat acts next (after its think time).
@@ -528,7 +528,7 @@ async fn play_game(
         let (sink, stream) = ws.split();
         seats.push(SeatState {
             sink,
-            driver: Driver::default(),
+            driver: SeatDriver::new(),
             pending: None,
             due: None,
             over: false,
@@ -598,8 +598,8 @@ async fn play_game(
                     break 'game !stopping;
                 }
             };
-            let env: Envelope = match serde_json::from_str(&text) {
-                Ok(e) => e,
+            let msg: ServerMessage = match serde_json::from_str(&text) {
+                Ok(m) => m,
                 Err(e) => {
                     stats.error(format!("unparsable message: {e}"));
                     continue;
@@ -607,10 +607,12 @@ async fn play_game(
             };
             let now = Instant::now();
             let seat = &mut seats[i];
-            let ours = env.request_id.is_some()
-                && seat.pending.as_ref().map(|(id, _)| id) == env.request_id.as_ref();
-            match env.kind.as_str() {
-                "events" if ours => {
+            let pending = seat.pending.as_ref().map(|(id, _)| id.as_str());
+            match &msg {
+                ServerMessage::Events {
+                    request_id: Some(id),
+                    ..
+                } if Some(id.as_str()) == pending => {
                     let (_, sent) = seat.pending.take().expect("pending");
                     stats.actions_total += 1;
                     if window.contains(now) {
@@ -619,34 +621,34 @@ async fn play_game(
                         stats.hist.saturating_record(us.max(1));
                     }
                 }
-                "rejected" if ours => {
+                ServerMessage::Rejected { request_id, .. }
+                    if Some(request_id.as_str()) == pending =>
+                {
                     seat.pending = None;
                     stats.rejected += 1;
                     if stats.samples.len() < 2 {
                         stats.samples.push(format!("rejected: {text}"));
                     }
                 }
-                "error" => stats.error(format!("server error message: {text}")),
-                "game_over" => {
+                ServerMessage::Error { .. } => stats.error(format!("server error message: {text}")),
+                ServerMessage::GameOver(GameOverInfo { winner, scores, .. }) => {
                     seat.over = true;
                     if i == 0 {
                         stats.games_total += 1;
                         if window.contains(now) {
                             stats.games += 1;
                         }
-                        match serde_json::from_str::<ServerMessage>(&text) {
-                            Ok(ServerMessage::GameOver(GameOverInfo {
-                                winner, scores, ..
-                            })) if scores
-                                .iter()
-                                .any(|s| s.seat == winner && s.points >= config.vp_target) => {}
-                            _ => stats.bad_results += 1,
+                        if !scores
+                            .iter()
+                            .any(|s| s.seat == *winner && s.points >= config.vp_target)
+                        {
+                            stats.bad_results += 1;
                         }
                     }
                 }
                 _ => {}
             }
-            seat.driver.observe(env);
+            seat.driver.observe(&msg);
             if !stopping && seat.driver.ready() && seat.due.is_none() {
                 seat.due = Some(now + config.think);
             }
@@ -670,8 +672,17 @@ async fn play_game(
                 if stopping || !seat.driver.ready() {
                     continue;
                 }
-                let msg = seat.driver.choose_random(rng);
+                let Some(msg) = seat.driver.decide(&mut RandomBot::new(), rng) else {
+                    continue;
+                };
                 let ClientMessage::Action { request_id, .. } = &msg else {
+                    // A `sync` after a refusal: its answer is a snapshot, not an ack.
+                    let text = serde_json::to_string(&msg).expect("client messages serialize");
+                    if let Err(e) = seat.sink.send(Message::Text(text.into())).await {
+                        stats.dropped += 1;
+                        stats.error(format!("seat {i}: send: {e}"));
+                        break 'game !stopping;
+                    }
                     continue;
                 };
                 seat.pending = Some((request_id.clone(), Instant::now()));

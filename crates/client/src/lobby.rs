@@ -1,56 +1,82 @@
 //! The HTTP lobby calls a client makes before playing: create a room, take a seat,
 //! add built-in bots, start the game (protocol.md section 4).
 
-use catan_server::protocol::{CreateRoomResponse, TakeSeatResponse};
-use serde_json::json;
+use catan_protocol::{
+    AddBotRequest, AddBotResponse, BotKind, CreateRoomRequest, CreateRoomResponse, RoomInfo,
+    TakeSeatRequest, TakeSeatResponse,
+};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper::{Request, header};
+use hyper_util::rt::TokioIo;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tokio::net::TcpStream;
 use uuid::Uuid;
 
 use crate::ClientError;
 use crate::target::Target;
 
-/// A lobby client for one server.
+/// A lobby client for one server. Each call is one HTTP/1.1 request on its own
+/// loopback connection (hyper's client connection; no pool, no framework).
 #[derive(Debug, Clone)]
 pub struct Lobby {
-    /// Keeps connections to the server alive between calls.
-    http: reqwest::Client,
-    /// `http://HOST:PORT`.
-    base: String,
+    /// `HOST:PORT`, where the calls go.
+    authority: String,
 }
 
 impl Lobby {
     /// A lobby client for `target`.
     #[must_use]
     pub fn new(target: &Target) -> Lobby {
-        Lobby {
-            http: reqwest::Client::builder()
-                .pool_max_idle_per_host(256)
-                .build()
-                .unwrap_or_default(),
-            base: target.http.clone(),
-        }
+        let authority = target
+            .http
+            .strip_prefix("http://")
+            .unwrap_or(&target.http)
+            .trim_end_matches('/')
+            .to_owned();
+        Lobby { authority }
     }
 
-    async fn post(
+    /// `POST path` with `body` as JSON; the answer's body parsed, if it succeeded.
+    async fn post<T: DeserializeOwned>(
         &self,
         path: &str,
         bearer: Option<&str>,
-        body: serde_json::Value,
-    ) -> Result<reqwest::Response, ClientError> {
-        let mut req = self.http.post(format!("{}{path}", self.base)).json(&body);
-        if let Some(b) = bearer {
-            req = req.bearer_auth(b);
-        }
-        let resp = req
-            .send()
+        body: &impl Serialize,
+    ) -> Result<T, ClientError> {
+        let fail = |e: &dyn std::fmt::Display| ClientError::Http(format!("POST {path}: {e}"));
+        let body = serde_json::to_vec(body).map_err(|e| fail(&e))?;
+        let stream = TcpStream::connect(&self.authority)
             .await
-            .map_err(|e| ClientError::Http(format!("POST {path}: {e}")))?;
-        if resp.status().is_success() {
-            Ok(resp)
-        } else {
-            let status = resp.status();
-            let text = resp.text().await.unwrap_or_default();
-            Err(ClientError::Http(format!("POST {path}: {status}: {text}")))
+            .map_err(|e| fail(&e))?;
+        let _ = stream.set_nodelay(true);
+        let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(|e| fail(&e))?;
+        tokio::spawn(conn);
+        let mut req = Request::post(path)
+            .header(header::HOST, &self.authority)
+            .header(header::CONTENT_TYPE, "application/json");
+        if let Some(b) = bearer {
+            req = req.header(header::AUTHORIZATION, format!("Bearer {b}"));
         }
+        let req = req
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|e| fail(&e))?;
+        let resp = sender.send_request(req).await.map_err(|e| fail(&e))?;
+        let status = resp.status();
+        let bytes = resp
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| fail(&e))?
+            .to_bytes();
+        if !status.is_success() {
+            let text = String::from_utf8_lossy(&bytes);
+            return Err(fail(&format!("{status}: {text}")));
+        }
+        serde_json::from_slice(&bytes).map_err(|e| fail(&format!("answer: {e}")))
     }
 
     /// `POST /api/rooms` for a room of `players` seats playing to `vp_target`, unlisted.
@@ -62,16 +88,13 @@ impl Lobby {
         players: u8,
         vp_target: u8,
     ) -> Result<CreateRoomResponse, ClientError> {
-        let r = self
-            .post(
-                "/api/rooms",
-                None,
-                json!({ "players": players, "vp_target": vp_target, "listed": false }),
-            )
-            .await?;
-        r.json()
-            .await
-            .map_err(|e| ClientError::Http(format!("create room answer: {e}")))
+        let request = CreateRoomRequest {
+            players: Some(players),
+            vp_target: Some(vp_target),
+            listed: Some(false),
+            ..CreateRoomRequest::default()
+        };
+        self.post("/api/rooms", None, &request).await
     }
 
     /// `POST /api/rooms/{id}/seats`: takes the first free seat as `name`.
@@ -79,16 +102,12 @@ impl Lobby {
     /// # Errors
     /// When the server is unreachable or refuses.
     pub async fn take_seat(&self, room: Uuid, name: &str) -> Result<TakeSeatResponse, ClientError> {
-        let r = self
-            .post(
-                &format!("/api/rooms/{room}/seats"),
-                None,
-                json!({ "name": name }),
-            )
-            .await?;
-        r.json()
+        let request = TakeSeatRequest {
+            name: name.to_owned(),
+            seat: None,
+        };
+        self.post(&format!("/api/rooms/{room}/seats"), None, &request)
             .await
-            .map_err(|e| ClientError::Http(format!("take seat answer: {e}")))
     }
 
     /// `POST /api/rooms/{id}/bots`: a built-in random bot on the first free seat.
@@ -96,10 +115,14 @@ impl Lobby {
     /// # Errors
     /// When the server is unreachable or refuses.
     pub async fn add_bot(&self, room: Uuid, host_token: &str) -> Result<(), ClientError> {
-        self.post(
+        let request = AddBotRequest {
+            seat: None,
+            kind: BotKind::Random,
+        };
+        self.post::<AddBotResponse>(
             &format!("/api/rooms/{room}/bots"),
             Some(host_token),
-            json!({}),
+            &request,
         )
         .await
         .map(drop)
@@ -110,10 +133,10 @@ impl Lobby {
     /// # Errors
     /// When the server is unreachable or refuses (e.g. the room is not full).
     pub async fn start(&self, room: Uuid, host_token: &str) -> Result<(), ClientError> {
-        self.post(
+        self.post::<RoomInfo>(
             &format!("/api/rooms/{room}/start"),
             Some(host_token),
-            json!({}),
+            &serde_json::json!({}),
         )
         .await
         .map(drop)

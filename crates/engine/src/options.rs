@@ -16,20 +16,14 @@ pub enum MapKind {
 /// Options that change the rules of one game. Unvalidated: a `Game` can only be
 /// created from options that pass [`GameOptions::validate`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct GameOptions {
-    /// Number of seats, 3 or 4.
+    /// Number of seats, 3 or 4 (default 4).
     pub players: u8,
-    /// Victory points needed to win, 3..=20.
-    #[serde(default = "default_target")]
+    /// Victory points needed to win, 3..=20 (R-1.1; default 10).
     pub vp_target: u8,
-    /// Random or beginner map.
-    #[serde(default)]
+    /// Random or beginner map (R-2.4; default random).
     pub map: MapKind,
-}
-
-const fn default_target() -> u8 {
-    10
 }
 
 impl Default for GameOptions {

@@ -40,15 +40,15 @@ pub struct Config {
 
     /// Default turn timer in seconds per phase for new rooms; 0 turns it off. A room
     /// may choose its own when created.
-    #[arg(long, env = "CATAN_TURN_TIMER_SECS", default_value_t = 0)]
+    #[arg(long, env = "CATAN_TURN_TIMER_SECS", default_value_t = catan_protocol::DEFAULT_TURN_TIMER_SECS)]
     pub turn_timer_secs: u32,
 
     /// Default trade offer timeout in seconds for new rooms.
-    #[arg(long, env = "CATAN_TRADE_TIMEOUT_SECS", default_value_t = 60)]
+    #[arg(long, env = "CATAN_TRADE_TIMEOUT_SECS", default_value_t = catan_protocol::DEFAULT_TRADE_TIMEOUT_SECS)]
     pub trade_timeout_secs: u32,
 
     /// Default discard timeout in seconds after a 7 for new rooms; 0 turns it off.
-    #[arg(long, env = "CATAN_DISCARD_TIMEOUT_SECS", default_value_t = 60)]
+    #[arg(long, env = "CATAN_DISCARD_TIMEOUT_SECS", default_value_t = catan_protocol::DEFAULT_DISCARD_TIMEOUT_SECS)]
     pub discard_timeout_secs: u32,
 
     /// Largest WebSocket text message accepted, in bytes; larger ones are refused with
@@ -155,6 +155,18 @@ impl Config {
     #[must_use]
     pub fn admin_token(&self) -> Option<&str> {
         self.admin_token.as_deref().filter(|t| !t.trim().is_empty())
+    }
+
+    /// The options a new room gets for every field its creator leaves out: the
+    /// protocol's defaults, with the timers this server was started with.
+    #[must_use]
+    pub fn room_defaults(&self) -> catan_protocol::RoomOptions {
+        catan_protocol::RoomOptions {
+            turn_timer_secs: self.turn_timer_secs,
+            trade_timeout_secs: self.trade_timeout_secs,
+            discard_timeout_secs: self.discard_timeout_secs,
+            ..catan_protocol::RoomOptions::default()
+        }
     }
 
     /// The shutdown bound.

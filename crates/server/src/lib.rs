@@ -31,7 +31,6 @@ pub mod history;
 pub mod lobby;
 pub mod metrics;
 pub mod origin;
-pub mod protocol;
 pub mod registry;
 pub mod room;
 pub mod store;
@@ -152,7 +151,7 @@ async fn check_origin(
     if state.origins.allows(request.headers()) {
         next.run(request).await
     } else {
-        error::LobbyError::OriginNotAllowed.into_response()
+        error::ApiError(error::LobbyError::OriginNotAllowed).into_response()
     }
 }
 
@@ -165,7 +164,7 @@ async fn readyz(
         Ok(()) => "ready".into_response(),
         Err(e) => {
             tracing::warn!(error = %e, "store not ready");
-            error::LobbyError::StoreUnavailable.into_response()
+            error::ApiError(error::LobbyError::StoreUnavailable).into_response()
         }
     }
 }

@@ -5,19 +5,19 @@ use axum::body::Bytes;
 use axum::extract::{Path, Query, State, WebSocketUpgrade};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use catan_engine::{GameOptions, Seat};
-use serde::Deserialize;
+use catan_engine::Seat;
 use serde::de::DeserializeOwned;
 use tracing::{Instrument, info_span};
 use uuid::Uuid;
 
 use crate::AppState;
-use crate::error::LobbyError;
-use crate::protocol::{
-    AddBotRequest, CreateRoomRequest, CreateRoomResponse, RoomList, RoomOptions, TakeSeatRequest,
-};
+use crate::error::{ApiError, LobbyError};
 use crate::token;
 use crate::ws::{self, ConnLimits};
+use catan_protocol::{
+    AddBotRequest, CreateRoomRequest, CreateRoomResponse, RoomList, RoomListQuery, TakeSeatRequest,
+    WsQuery,
+};
 
 /// Largest WebSocket frame the transport accepts at all; bigger ones end the
 /// connection. Messages between `max_message_bytes` and this get `message_too_large`.
@@ -49,43 +49,12 @@ pub(crate) fn bearer(headers: &HeaderMap) -> Option<String> {
 }
 
 /// `POST /api/rooms`
-pub async fn create_room(
-    State(state): State<AppState>,
-    body: Bytes,
-) -> Result<Response, LobbyError> {
+pub async fn create_room(State(state): State<AppState>, body: Bytes) -> Result<Response, ApiError> {
     let req: CreateRoomRequest = parse_body(&body)?;
-    let c = &state.config;
-    let options = RoomOptions {
-        players: req.players,
-        vp_target: req.vp_target,
-        map: req.map,
-        turn_timer_secs: req.turn_timer_secs.unwrap_or(c.turn_timer_secs),
-        trade_timeout_secs: req
-            .trade_timeout_secs
-            .unwrap_or(c.trade_timeout_secs)
-            .max(1),
-        discard_timeout_secs: req.discard_timeout_secs.unwrap_or(c.discard_timeout_secs),
-        listed: req.listed,
-        spectators: req.spectators,
-    };
-    GameOptions {
-        players: options.players,
-        vp_target: options.vp_target,
-        map: options.map,
-    }
-    .validate()
-    .map_err(|e| LobbyError::InvalidOptions(e.to_string()))?;
-    for (name, v) in [
-        ("turn_timer_secs", options.turn_timer_secs),
-        ("trade_timeout_secs", options.trade_timeout_secs),
-        ("discard_timeout_secs", options.discard_timeout_secs),
-    ] {
-        if v > 3600 {
-            return Err(LobbyError::InvalidOptions(format!(
-                "{name} is at most 3600"
-            )));
-        }
-    }
+    let options = req.resolve(&state.config.room_defaults());
+    options
+        .validate()
+        .map_err(|e| LobbyError::InvalidOptions(e.to_string()))?;
     let host_token = token::new_token();
     let room = state
         .rooms
@@ -99,17 +68,10 @@ pub async fn create_room(
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
 
-/// Query of `GET /api/rooms`.
-#[derive(Debug, Deserialize)]
-pub struct ListQuery {
-    /// At most this many rooms (default 50, at most 200).
-    limit: Option<usize>,
-}
-
 /// `GET /api/rooms`
 pub async fn list_rooms(
     State(state): State<AppState>,
-    Query(q): Query<ListQuery>,
+    Query(q): Query<RoomListQuery>,
 ) -> Json<RoomList> {
     let limit = q.limit.unwrap_or(50).min(200);
     let mut rooms = Vec::new();
@@ -125,7 +87,7 @@ pub async fn list_rooms(
 pub async fn get_room(
     State(state): State<AppState>,
     Path(id): Path<String>,
-) -> Result<Response, LobbyError> {
+) -> Result<Response, ApiError> {
     let room = state.rooms.get(parse_room_id(&id)?)?;
     Ok(Json(room.info().await?).into_response())
 }
@@ -135,7 +97,7 @@ pub async fn take_seat(
     State(state): State<AppState>,
     Path(id): Path<String>,
     body: Bytes,
-) -> Result<Response, LobbyError> {
+) -> Result<Response, ApiError> {
     let room = state.rooms.get(parse_room_id(&id)?)?;
     let req: TakeSeatRequest = parse_body(&body)?;
     let resp = room.take_seat(req.name, req.seat).await?;
@@ -147,7 +109,7 @@ pub async fn leave_seat(
     State(state): State<AppState>,
     Path((id, seat)): Path<(String, u8)>,
     headers: HeaderMap,
-) -> Result<StatusCode, LobbyError> {
+) -> Result<StatusCode, ApiError> {
     let room = state.rooms.get(parse_room_id(&id)?)?;
     let token = bearer(&headers).ok_or(LobbyError::InvalidToken)?;
     room.leave_seat(Seat(seat), token).await?;
@@ -160,7 +122,7 @@ pub async fn add_bot(
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
-) -> Result<Response, LobbyError> {
+) -> Result<Response, ApiError> {
     let room = state.rooms.get(parse_room_id(&id)?)?;
     let token = bearer(&headers).ok_or(LobbyError::NotHost)?;
     let req: AddBotRequest = parse_body(&body)?;
@@ -173,19 +135,10 @@ pub async fn start(
     State(state): State<AppState>,
     Path(id): Path<String>,
     headers: HeaderMap,
-) -> Result<Response, LobbyError> {
+) -> Result<Response, ApiError> {
     let room = state.rooms.get(parse_room_id(&id)?)?;
     let token = bearer(&headers).ok_or(LobbyError::NotHost)?;
     Ok(Json(room.start(token).await?).into_response())
-}
-
-/// Query of the WebSocket upgrade.
-#[derive(Debug, Deserialize)]
-pub struct WsQuery {
-    /// Seat token; absent for a spectator.
-    token: Option<String>,
-    /// The last sequence number the client saw, to resume after a reconnect.
-    last_seq: Option<u64>,
 }
 
 /// `GET /api/rooms/{id}/ws?token=...&last_seq=...`: the WebSocket.
@@ -195,12 +148,12 @@ pub async fn websocket(
     Query(q): Query<WsQuery>,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
-) -> Result<Response, LobbyError> {
+) -> Result<Response, ApiError> {
     if !state.origins.allows(&headers) {
-        return Err(LobbyError::OriginNotAllowed);
+        return Err(LobbyError::OriginNotAllowed.into());
     }
     if *state.shutdown.borrow() {
-        return Err(LobbyError::ShuttingDown);
+        return Err(LobbyError::ShuttingDown.into());
     }
     let room = state.rooms.get(parse_room_id(&id)?)?;
     let conn = room

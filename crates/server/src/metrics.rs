@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::protocol::RoomStatus;
+use catan_protocol::RoomStatus;
 
 /// Upper bounds (seconds) of the latency histograms' buckets.
 const LATENCY_BUCKETS: [f64; 14] = [

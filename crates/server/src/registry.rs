@@ -7,8 +7,8 @@ use std::sync::RwLock;
 use uuid::Uuid;
 
 use crate::error::LobbyError;
-use crate::protocol::RoomOptions;
 use crate::room::{RoomContext, RoomHandle};
+use catan_protocol::RoomOptions;
 
 /// All rooms, newest last.
 #[derive(Debug, Default)]

@@ -9,8 +9,8 @@ use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use tokio::time::Instant;
 use tracing::debug;
 
-use crate::protocol::{ClientMessage, ServerMessage, close};
 use crate::room::{Connected, Outbound, RoomHandle};
+use catan_protocol::{ClientMessage, CloseCode, ClosingReason, ErrorCode, ServerMessage};
 
 /// Limits applied to one connection.
 #[derive(Debug, Clone, Copy)]
@@ -57,11 +57,8 @@ impl Bucket {
     }
 }
 
-fn error_text(code: &str, message: &str) -> Message {
-    let msg = ServerMessage::Error {
-        code: code.to_owned(),
-        message: message.to_owned(),
-    };
+fn error_text(code: ErrorCode, message: &str) -> Message {
+    let msg = ServerMessage::error(code, message);
     Message::Text(Utf8Bytes::from(
         serde_json::to_string(&msg).expect("server messages serialize"),
     ))
@@ -71,23 +68,23 @@ fn error_text(code: &str, message: &str) -> Message {
 ///
 /// # Errors
 /// `(code, message)`: `malformed_json`, `unknown_message_type` or `invalid_message`.
-pub fn parse_client_message(text: &str) -> Result<ClientMessage, (&'static str, String)> {
+pub fn parse_client_message(text: &str) -> Result<ClientMessage, (ErrorCode, String)> {
     let value: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| ("malformed_json", format!("not valid JSON: {e}")))?;
+        .map_err(|e| (ErrorCode::MalformedJson, format!("not valid JSON: {e}")))?;
     let kind = value
         .get("type")
         .and_then(serde_json::Value::as_str)
         .ok_or((
-            "invalid_message",
+            ErrorCode::InvalidMessage,
             "a message needs a string field \"type\"".to_owned(),
         ))?;
     if !matches!(kind, "action" | "chat" | "ping" | "sync") {
         return Err((
-            "unknown_message_type",
+            ErrorCode::UnknownMessageType,
             format!("unknown message type {kind:?}; expected action, chat, ping or sync"),
         ));
     }
-    serde_json::from_value(value).map_err(|e| ("invalid_message", e.to_string()))
+    serde_json::from_value(value).map_err(|e| (ErrorCode::InvalidMessage, e.to_string()))
 }
 
 /// Serves one attached connection until either side closes it.
@@ -103,11 +100,18 @@ pub async fn serve<S>(
     let (mut sink, mut stream) = socket.split();
     let mut bucket = Bucket::new(limits.rate_per_sec);
     let mut strikes = 0u32;
-    let close_code: Option<(u16, &str)> = loop {
+    let close_code: Option<CloseCode> = loop {
         tokio::select! {
-            () = shutting_down(&mut shutdown) => break Some((close::GOING_AWAY, "server shutting down")),
+            () = shutting_down(&mut shutdown) => break Some(CloseCode::GoingAway),
             out = conn.rx.recv() => match out {
-                Some(Outbound::Text(text)) => {
+                Some(out) => {
+                    let text = match out {
+                        Outbound::Text(text) => text,
+                        // Rooms send typed messages only to clients in the process.
+                        Outbound::Message(msg) => Utf8Bytes::from(
+                            serde_json::to_string(&*msg).expect("server messages serialize"),
+                        ),
+                    };
                     if sink.send(Message::Text(text)).await.is_err() {
                         break None;
                     }
@@ -116,18 +120,18 @@ pub async fn serve<S>(
                     // A room ends its connections when it closes, and when the server
                     // shuts down: then the close says so.
                     let code = if *shutdown.borrow() {
-                        close::GOING_AWAY
+                        CloseCode::GoingAway
                     } else {
-                        conn.shared.close_code().unwrap_or(close::ROOM_CLOSED)
+                        conn.shared.close_code().unwrap_or(CloseCode::RoomClosed)
                     };
-                    break Some((code, close_reason(code)));
+                    break Some(code);
                 }
             },
             incoming = stream.next() => {
                 let text = match incoming {
                     Some(Ok(Message::Text(t))) => t,
                     Some(Ok(Message::Binary(_))) => {
-                        if sink.send(error_text("binary_not_supported", "send JSON text messages")).await.is_err() {
+                        if sink.send(error_text(ErrorCode::BinaryNotSupported, "send JSON text messages")).await.is_err() {
                             break None;
                         }
                         continue;
@@ -138,16 +142,16 @@ pub async fn serve<S>(
                 if !bucket.take() {
                     strikes += 1;
                     if strikes > MAX_RATE_STRIKES {
-                        break Some((close::RATE_LIMITED, "message flood"));
+                        break Some(CloseCode::RateLimited);
                     }
-                    if sink.send(error_text("rate_limited", "too many messages; slow down")).await.is_err() {
+                    if sink.send(error_text(ErrorCode::RateLimited, "too many messages; slow down")).await.is_err() {
                         break None;
                     }
                     continue;
                 }
                 if text.len() > limits.max_message_bytes {
                     let m = format!("messages are at most {} bytes", limits.max_message_bytes);
-                    if sink.send(error_text("message_too_large", &m)).await.is_err() {
+                    if sink.send(error_text(ErrorCode::MessageTooLarge, &m)).await.is_err() {
                         break None;
                     }
                     continue;
@@ -155,7 +159,7 @@ pub async fn serve<S>(
                 match parse_client_message(&text) {
                     Ok(msg) => {
                         if !room.client_message(conn.conn, msg).await {
-                            break Some((close::ROOM_CLOSED, "room closed"));
+                            break Some(CloseCode::RoomClosed);
                         }
                     }
                     Err((code, message)) => {
@@ -167,15 +171,19 @@ pub async fn serve<S>(
             }
         }
     };
-    if let Some((code, reason)) = close_code {
-        debug!(code, reason, "closing connection");
-        if code == close::GOING_AWAY {
+    if let Some(code) = close_code {
+        debug!(
+            code = code.code(),
+            reason = code.reason(),
+            "closing connection"
+        );
+        if code == CloseCode::GoingAway {
             // Rooms announce their own closes (admin close, kick) through the queue;
             // a shutdown is announced here.
-            let msg = ServerMessage::Closing {
-                code: "shutting_down".to_owned(),
-                message: "the server is shutting down; reconnect shortly".to_owned(),
-            };
+            let msg = ServerMessage::closing(
+                ClosingReason::ShuttingDown,
+                "the server is shutting down; reconnect shortly",
+            );
             let text = serde_json::to_string(&msg).expect("server messages serialize");
             let _ = tokio::time::timeout(
                 Duration::from_secs(2),
@@ -184,8 +192,8 @@ pub async fn serve<S>(
             .await;
         }
         let frame = CloseFrame {
-            code,
-            reason: Utf8Bytes::from_static(reason),
+            code: code.code(),
+            reason: Utf8Bytes::from_static(code.reason()),
         };
         let _ = tokio::time::timeout(
             Duration::from_secs(2),
@@ -213,17 +221,6 @@ async fn shutting_down(rx: &mut tokio::sync::watch::Receiver<bool>) {
     }
 }
 
-fn close_reason(code: u16) -> &'static str {
-    match code {
-        close::GOING_AWAY => "server shutting down",
-        close::REPLACED => "another connection took this seat",
-        close::RATE_LIMITED => "message flood",
-        close::TOO_SLOW => "too slow to read messages",
-        close::KICKED => "disconnected by an administrator",
-        _ => "room closed",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -232,21 +229,21 @@ mod tests {
     fn malformed_json_unknown_types_and_missing_fields_get_distinct_codes() {
         assert_eq!(
             parse_client_message("{nope").unwrap_err().0,
-            "malformed_json"
+            ErrorCode::MalformedJson
         );
         assert_eq!(
             parse_client_message(r#"{"type":"dance"}"#).unwrap_err().0,
-            "unknown_message_type"
+            ErrorCode::UnknownMessageType
         );
         assert_eq!(
             parse_client_message(r#"{"type":"action","request_id":"1"}"#)
                 .unwrap_err()
                 .0,
-            "invalid_message"
+            ErrorCode::InvalidMessage
         );
         assert_eq!(
             parse_client_message(r#"[1,2]"#).unwrap_err().0,
-            "invalid_message"
+            ErrorCode::InvalidMessage
         );
         assert!(
             parse_client_message(

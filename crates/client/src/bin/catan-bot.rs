@@ -1,11 +1,13 @@
-//! `catan-bot`: plays one seat of a room on any catan-server to the end with a
-//! random-legal strategy, and prints the result. The reference client in action.
+//! `catan-bot`: plays one seat of a room on any catan-server to the end with one of
+//! the built-in strategies (the same driver and strategies as the server's own
+//! bots), and prints the result. The reference client in action.
 
 use std::process::ExitCode;
 
 use catan_client::lobby::Lobby;
-use catan_client::seat::{RandomStrategy, SeatClient};
+use catan_client::seat::SeatClient;
 use catan_client::{ClientError, target};
+use catan_protocol::BotKind;
 use clap::Parser;
 use uuid::Uuid;
 
@@ -26,10 +28,11 @@ struct Args {
     /// play the remaining seat.
     #[arg(long, value_parser = clap::value_parser!(u8).range(3..=4))]
     create: Option<u8>,
-    /// Strategy: `random` (uniform among the legal actions, no player trades).
-    #[arg(long, default_value = "random", value_parser = ["random"])]
-    strategy: String,
-    /// Seed of the random strategy.
+    /// Strategy: `random` (uniform among the legal actions, no player trades) or
+    /// `heuristic` (plays to win).
+    #[arg(long, default_value = "random")]
+    strategy: BotKind,
+    /// Seed of the strategy's randomness.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Display name when creating a room.
@@ -65,8 +68,8 @@ async fn run(args: Args) -> Result<(), ClientError> {
     if let Some((lobby, host)) = start {
         lobby.start(room, &host).await?;
     }
-    let mut strategy = RandomStrategy::new(args.seed);
-    let outcome = client.play_to_end(&mut strategy).await?;
+    let mut strategy = catan_bots::strategy(args.strategy);
+    let outcome = client.play_to_end(strategy.as_mut(), args.seed).await?;
     let seat = outcome.seat.map_or("-".to_owned(), |s| s.0.to_string());
     println!(
         "game over: winner seat {} | me seat {seat} with {} points | {} actions, {} rejected",

@@ -3,8 +3,6 @@
 //! must carry `Authorization: Bearer <admin token>`, compared in constant time; every
 //! call is logged with its method and path, never with the token.
 
-mod types;
-
 use std::sync::Arc;
 
 use axum::Json;
@@ -16,19 +14,18 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use catan_engine::Seat;
-use serde::Deserialize;
 use tracing::{info, warn};
 use uuid::Uuid;
 
 use crate::AppState;
-use crate::error::LobbyError;
-use crate::protocol::{MAX_CHAT_CHARS, RoomStatus};
+use crate::error::{ApiError, LobbyError};
 use crate::store;
 use crate::token;
+use catan_protocol::{MAX_CHAT_CHARS, RoomStatus};
 
-pub use types::{
-    AdminRoomDetail, AdminRoomList, AdminRoomSummary, CloseRoomRequest, CloseRoomResponse,
-    GameJson, KickRequest, RoomCounts, ServerStats, StoreHealth,
+use catan_protocol::{
+    AdminRoomDetail, AdminRoomList, CloseRoomRequest, CloseRoomResponse, InspectQuery, KickRequest,
+    RoomCounts, ServerStats, StoreHealth,
 };
 
 /// Broadcasts an inspection returns when `?events=` is not given.
@@ -68,7 +65,7 @@ async fn guard(State(admin): State<Admin>, request: Request, next: Next) -> Resp
     let given = crate::lobby::bearer(request.headers()).unwrap_or_default();
     if !token::matches(&admin.token_hash, &store::sha256_hex(&given)) {
         warn!(%method, %path, "admin call refused: missing or wrong admin token");
-        return LobbyError::Unauthorized.into_response();
+        return ApiError(LobbyError::Unauthorized).into_response();
     }
     let response = next.run(request).await;
     info!(%method, %path, status = response.status().as_u16(), "admin call");
@@ -111,20 +108,12 @@ async fn list_rooms(State(admin): State<Admin>) -> Json<AdminRoomList> {
     Json(AdminRoomList { rooms })
 }
 
-/// Query of `GET /admin/rooms/{id}`.
-#[derive(Debug, Deserialize)]
-struct InspectQuery {
-    /// How many of the last broadcasts to include (default 50; at most what the room
-    /// keeps, `--event-backlog`).
-    events: Option<usize>,
-}
-
 /// `GET /admin/rooms/{id}?events=n`
 async fn inspect_room(
     State(admin): State<Admin>,
     Path(id): Path<String>,
     Query(q): Query<InspectQuery>,
-) -> Result<Json<AdminRoomDetail>, LobbyError> {
+) -> Result<Json<AdminRoomDetail>, ApiError> {
     let room = admin.app.rooms.get(parse_room_id(&id)?)?;
     let events = q.events.unwrap_or(DEFAULT_EVENTS);
     Ok(Json(room.admin_detail(events).await?))
@@ -135,7 +124,7 @@ async fn close_room(
     State(admin): State<Admin>,
     Path(id): Path<String>,
     body: Bytes,
-) -> Result<Json<CloseRoomResponse>, LobbyError> {
+) -> Result<Json<CloseRoomResponse>, ApiError> {
     let room = admin.app.rooms.get(parse_room_id(&id)?)?;
     let req: CloseRoomRequest = parse_body(&body)?;
     let text = message(req.message, "the room was closed by an administrator")?;
@@ -149,7 +138,7 @@ async fn kick_seat(
     State(admin): State<Admin>,
     Path((id, seat)): Path<(String, u8)>,
     body: Bytes,
-) -> Result<StatusCode, LobbyError> {
+) -> Result<StatusCode, ApiError> {
     let room = admin.app.rooms.get(parse_room_id(&id)?)?;
     let req: KickRequest = parse_body(&body)?;
     let text = message(req.message, "disconnected by an administrator")?;

@@ -13,15 +13,16 @@ use tokio::time::Instant;
 use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
-use crate::admin::{AdminRoomDetail, AdminRoomSummary, CloseRoomResponse};
 use crate::config::Config;
 use crate::error::LobbyError;
 use crate::metrics::Metrics;
-use crate::protocol::{
-    AddBotRequest, AddBotResponse, ClientMessage, RoomInfo, RoomOptions, TakeSeatResponse,
-};
 use crate::registry::Rooms;
 use crate::store::{ActionRecord, GameRecord, Store};
+use catan_protocol::{
+    AddBotRequest, AddBotResponse, ClientMessage, CloseCode, RoomInfo, RoomOptions, ServerMessage,
+    TakeSeatResponse,
+};
+use catan_protocol::{AdminRoomDetail, AdminRoomSummary, CloseRoomResponse};
 
 pub use task::RoomTask;
 
@@ -34,8 +35,11 @@ pub type ConnId = u64;
 /// What a room sends to one connection.
 #[derive(Debug, Clone)]
 pub enum Outbound {
-    /// A serialized [`crate::protocol::ServerMessage`].
+    /// A serialized [`ServerMessage`], for a socket.
     Text(Utf8Bytes),
+    /// The message itself, for a client in the same process (the built-in bots):
+    /// no JSON on the way.
+    Message(Arc<ServerMessage>),
 }
 
 /// State shared between a room and one connection's socket task.
@@ -47,16 +51,13 @@ pub struct ConnShared {
 
 impl ConnShared {
     /// Records why the room is dropping this connection.
-    pub fn set_close(&self, code: u16) {
-        self.close_code.store(code, Ordering::Relaxed);
+    pub fn set_close(&self, code: CloseCode) {
+        self.close_code.store(code.code(), Ordering::Relaxed);
     }
     /// The close code the room chose, if any.
     #[must_use]
-    pub fn close_code(&self) -> Option<u16> {
-        match self.close_code.load(Ordering::Relaxed) {
-            0 => None,
-            c => Some(c),
-        }
+    pub fn close_code(&self) -> Option<CloseCode> {
+        CloseCode::from_code(self.close_code.load(Ordering::Relaxed))
     }
 }
 
@@ -117,6 +118,7 @@ pub(crate) enum Command {
     Connect {
         token: Option<String>,
         last_seq: Option<u64>,
+        in_process: bool,
         reply: oneshot::Sender<Result<Connected, LobbyError>>,
     },
     Disconnect {
@@ -276,6 +278,22 @@ impl RoomHandle {
         self.ask(|reply| Command::Connect {
             token,
             last_seq,
+            in_process: false,
+            reply,
+        })
+        .await?
+    }
+
+    /// Attaches a client of this process (a built-in bot) to the seat of `token`: it
+    /// receives [`Outbound::Message`]s, typed, never serialized.
+    ///
+    /// # Errors
+    /// As [`RoomHandle::connect`].
+    pub async fn connect_in_process(&self, token: String) -> Result<Connected, LobbyError> {
+        self.ask(|reply| Command::Connect {
+            token: Some(token),
+            last_seq: None,
+            in_process: true,
             reply,
         })
         .await?

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::extract::ws::Utf8Bytes;
-use catan_engine::{Action, Actor, Event, Game, GameOptions, OfferId, Phase, Seat};
+use catan_engine::{Action, Actor, Event, Game, OfferId, Phase, Seat};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tracing::{Instrument, debug, info, info_span, warn};
@@ -16,13 +16,14 @@ use uuid::Uuid;
 
 use super::{Command, ConnId, ConnShared, Connected, Outbound, RoomContext, RoomHandle};
 use crate::error::LobbyError;
-use crate::protocol::{
-    AddBotRequest, AddBotResponse, ClientMessage, GameOverInfo, MAX_CHAT_CHARS, MAX_NAME_CHARS,
-    MAX_REQUEST_ID_BYTES, Occupant, OfferDeadline, PROTOCOL_VERSION, RoomInfo, RoomOptions,
-    RoomStatus, SeatInfo, ServerMessage, Snapshot, TakeSeatResponse, close,
-};
 use crate::store::{self, ActionRecord, Finish, GameRecord, NewGame, PlayerRecord, Store};
 use crate::token;
+use catan_protocol::{
+    AddBotRequest, AddBotResponse, ClientMessage, CloseCode, ErrorCode, GameOverInfo,
+    MAX_CHAT_CHARS, MAX_NAME_CHARS, MAX_REQUEST_ID_BYTES, Occupant, OfferDeadline,
+    PROTOCOL_VERSION, RoomInfo, RoomOptions, RoomStatus, SeatInfo, ServerMessage, Snapshot,
+    TakeSeatResponse,
+};
 
 /// Unix time in milliseconds.
 pub(crate) fn now_ms() -> u64 {
@@ -62,6 +63,19 @@ struct Conn {
     tx: mpsc::Sender<Outbound>,
     /// Where the room records why it dropped the connection.
     shared: Arc<ConnShared>,
+    /// A client of this process (a built-in bot): sent typed messages, not text.
+    in_process: bool,
+}
+
+impl Conn {
+    /// `msg` as this connection takes it: typed in process, else serialized.
+    fn outbound(&self, msg: &ServerMessage) -> Outbound {
+        if self.in_process {
+            Outbound::Message(Arc::new(msg.clone()))
+        } else {
+            Outbound::Text(to_text(msg))
+        }
+    }
 }
 
 /// A message kept for reconnects, unredacted.
@@ -149,7 +163,9 @@ impl RoomTask {
             seed_salt: None,
             seed_commitment: None,
             status: RoomStatus::Lobby,
-            seats: (0..options.players).map(|_| SeatState::default()).collect(),
+            seats: (0..options.game.players)
+                .map(|_| SeatState::default())
+                .collect(),
             options,
             game: None,
             actions: 0,
@@ -182,14 +198,9 @@ impl RoomTask {
         ctx: RoomContext,
         rx: mpsc::Receiver<Command>,
         handle: RoomHandle,
-    ) -> Result<(RoomTask, Vec<(String, crate::protocol::BotKind)>), String> {
+    ) -> Result<(RoomTask, Vec<(String, catan_protocol::BotKind)>), String> {
         let g = &record.game;
-        let options = GameOptions {
-            players: g.options.players,
-            vp_target: g.options.vp_target,
-            map: g.options.map,
-        };
-        let mut game = Game::new(options, g.seed).map_err(|e| e.to_string())?;
+        let mut game = Game::new(g.options.game, g.seed).map_err(|e| e.to_string())?;
         for (i, a) in actions.iter().enumerate() {
             if a.seq != i as u64 {
                 return Err(format!("action log has a gap at {i}"));
@@ -263,7 +274,7 @@ impl RoomTask {
     pub async fn run(mut self) {
         let span = info_span!("room", room = %self.id);
         async move {
-            info!(players = self.options.players, "room created");
+            info!(players = self.options.game.players, "room created");
             let mut shutdown = self.ctx.shutdown.clone();
             while !self.closed {
                 let next = self.next_deadline();
@@ -330,9 +341,10 @@ impl RoomTask {
             Command::Connect {
                 token,
                 last_seq,
+                in_process,
                 reply,
             } => {
-                let _ = reply.send(self.connect(token.as_deref(), last_seq));
+                let _ = reply.send(self.connect(token.as_deref(), last_seq, in_process));
             }
             Command::Disconnect { conn } => self.disconnect(conn),
             Command::Client {
@@ -347,7 +359,7 @@ impl RoomTask {
                 let _ = reply.send(self.admin_detail(events));
             }
             Command::Close { message, reply } => {
-                let _ = reply.send(self.close("room_closed", &message).await);
+                let _ = reply.send(self.close(&message).await);
             }
             Command::Kick {
                 seat,
@@ -393,7 +405,7 @@ impl RoomTask {
         &mut self,
         name: String,
         seat: Option<Seat>,
-        bot: Option<crate::protocol::BotKind>,
+        bot: Option<catan_protocol::BotKind>,
     ) -> Result<(Seat, String), LobbyError> {
         if self.status != RoomStatus::Lobby {
             return Err(LobbyError::AlreadyStarted);
@@ -448,7 +460,7 @@ impl RoomTask {
             return Err(LobbyError::AlreadyStarted);
         }
         if let Some(conn) = s.conn {
-            self.drop_conn(conn, close::ROOM_CLOSED);
+            self.drop_conn(conn, CloseCode::RoomClosed);
         }
         self.seats[seat.index()] = SeatState::default();
         info!(seat = seat.0, "seat left");
@@ -483,11 +495,7 @@ impl RoomTask {
         if self.seats.iter().any(|s| s.occupant.is_none()) {
             return Err(LobbyError::NotFull);
         }
-        let options = GameOptions {
-            players: self.options.players,
-            vp_target: self.options.vp_target,
-            map: self.options.map,
-        };
+        let options = self.options.game;
         let seed: u64 = rand::random();
         let salt = token::new_token();
         let commitment = store::seed_commitment(seed, &salt);
@@ -548,6 +556,7 @@ impl RoomTask {
         &mut self,
         token: Option<&str>,
         last_seq: Option<u64>,
+        in_process: bool,
     ) -> Result<Connected, LobbyError> {
         let seat = match token {
             Some(t) => {
@@ -576,7 +585,7 @@ impl RoomTask {
         if let Some(s) = seat {
             let previous = self.seats[s.index()].conn.replace(conn);
             match previous {
-                Some(old) => self.drop_conn(old, close::REPLACED),
+                Some(old) => self.drop_conn(old, CloseCode::Replaced),
                 None => self.broadcast_public(|seq| ServerMessage::Presence {
                     seq,
                     seat: s,
@@ -590,6 +599,7 @@ impl RoomTask {
                 seat,
                 tx,
                 shared: shared.clone(),
+                in_process,
             },
         );
         let resumed = last_seq.is_some_and(|from| self.replay_since(conn, from));
@@ -676,14 +686,14 @@ impl RoomTask {
     }
 
     /// Detaches a connection on the room's initiative; its socket closes with `code`.
-    fn drop_conn(&mut self, conn: ConnId, code: u16) {
+    fn drop_conn(&mut self, conn: ConnId, code: CloseCode) {
         if let Some(c) = self.conns.remove(&conn) {
             c.shared.set_close(code);
             if let Some(s) = c.seat
                 && self.seats[s.index()].conn == Some(conn)
             {
                 self.seats[s.index()].conn = None;
-                if code != close::REPLACED {
+                if code != CloseCode::Replaced {
                     self.gone.push(s);
                 }
             }
@@ -691,20 +701,24 @@ impl RoomTask {
     }
 
     fn send_to(&mut self, conn: ConnId, msg: &ServerMessage) {
-        let text = to_text(msg);
-        self.send_text(conn, text);
-    }
-
-    fn send_text(&mut self, conn: ConnId, text: Utf8Bytes) {
         let Some(c) = self.conns.get(&conn) else {
             return;
         };
-        match c.tx.try_send(Outbound::Text(text)) {
+        let out = c.outbound(msg);
+        self.deliver(conn, out);
+    }
+
+    /// Queues `out` for `conn`, dropping a connection too slow to keep up.
+    fn deliver(&mut self, conn: ConnId, out: Outbound) {
+        let Some(c) = self.conns.get(&conn) else {
+            return;
+        };
+        match c.tx.try_send(out) {
             Ok(()) => {}
             Err(mpsc::error::TrySendError::Full(_)) => {
                 // A slow client never stalls the room (it may reconnect).
                 warn!(conn, "dropping slow connection");
-                self.drop_conn(conn, close::TOO_SLOW);
+                self.drop_conn(conn, CloseCode::TooSlow);
             }
             // Its socket already ended; the room has not yet read the disconnect.
             Err(mpsc::error::TrySendError::Closed(_)) => self.disconnect(conn),
@@ -737,17 +751,20 @@ impl RoomTask {
                     }
                 };
                 if request_id.len() > MAX_REQUEST_ID_BYTES {
-                    let m = reject("invalid_request_id", "request ids are at most 64 bytes");
+                    let m = reject(
+                        ErrorCode::InvalidRequestId.code(),
+                        "request ids are at most 64 bytes",
+                    );
                     self.send_to(conn, &m);
                     return;
                 }
                 let Some(seat) = seat else {
-                    let m = reject("spectator", "spectators cannot act");
+                    let m = reject(ErrorCode::Spectator.code(), "spectators cannot act");
                     self.send_to(conn, &m);
                     return;
                 };
                 if self.game.is_none() {
-                    let m = reject("not_started", "the game has not started");
+                    let m = reject(ErrorCode::NotStarted.code(), "the game has not started");
                     self.send_to(conn, &m);
                     return;
                 }
@@ -768,10 +785,10 @@ impl RoomTask {
     fn chat(&mut self, conn: ConnId, seat: Option<Seat>, text: String) {
         let text = text.trim().to_owned();
         if text.is_empty() || text.chars().count() > MAX_CHAT_CHARS {
-            let m = ServerMessage::Error {
-                code: "invalid_chat".into(),
-                message: format!("chat messages have 1 to {MAX_CHAT_CHARS} characters"),
-            };
+            let m = ServerMessage::error(
+                ErrorCode::InvalidChat,
+                format!("chat messages have 1 to {MAX_CHAT_CHARS} characters"),
+            );
             self.send_to(conn, &m);
             return;
         }
@@ -963,11 +980,7 @@ impl RoomTask {
         self.game_over = Some(info.clone());
         let msg = ServerMessage::GameOver(info);
         self.log(Logged::Public(Box::new(msg.clone())));
-        let text = to_text(&msg);
-        let ids: Vec<ConnId> = self.conns.keys().copied().collect();
-        for id in ids {
-            self.send_text(id, text.clone());
-        }
+        self.send_all(msg);
         self.broadcast_room();
     }
 
@@ -1030,7 +1043,7 @@ impl RoomTask {
                 && request_id.is_none()
                 && let Some(t) = &spectator_text
             {
-                self.send_text(id, t.clone());
+                self.deliver(id, Outbound::Text(t.clone()));
                 continue;
             }
             let msg = ServerMessage::Events {
@@ -1041,22 +1054,42 @@ impl RoomTask {
                 offer_deadlines: offer_deadlines.clone(),
                 legal: self.legal_for(seat),
             };
+            if self.conns.get(&id).is_some_and(|c| c.in_process) {
+                self.deliver(id, Outbound::Message(Arc::new(msg)));
+                continue;
+            }
             let text = to_text(&msg);
             if seat.is_none() {
                 spectator_text = Some(text.clone());
             }
-            self.send_text(id, text);
+            self.deliver(id, Outbound::Text(text));
         }
     }
 
     fn broadcast_public(&mut self, make: impl FnOnce(u64) -> ServerMessage) {
         self.seq += 1;
         let msg = make(self.seq);
-        let text = to_text(&msg);
-        self.log(Logged::Public(Box::new(msg)));
-        let ids: Vec<ConnId> = self.conns.keys().copied().collect();
-        for id in ids {
-            self.send_text(id, text.clone());
+        self.log(Logged::Public(Box::new(msg.clone())));
+        self.send_all(msg);
+    }
+
+    /// Sends the same message to every connection: serialized once for the
+    /// sockets, shared as it is with the clients in this process.
+    fn send_all(&mut self, msg: ServerMessage) {
+        let mut text: Option<Utf8Bytes> = None;
+        let mut typed: Option<Arc<ServerMessage>> = None;
+        let ids: Vec<(ConnId, bool)> = self
+            .conns
+            .iter()
+            .map(|(id, c)| (*id, c.in_process))
+            .collect();
+        for (id, in_process) in ids {
+            let out = if in_process {
+                Outbound::Message(typed.get_or_insert_with(|| Arc::new(msg.clone())).clone())
+            } else {
+                Outbound::Text(text.get_or_insert_with(|| to_text(&msg)).clone())
+            };
+            self.deliver(id, out);
         }
     }
 
@@ -1079,7 +1112,7 @@ impl Refusal {
     fn code(self) -> &'static str {
         match self {
             Refusal::Engine(e) => e.code(),
-            Refusal::Store => "store_unavailable",
+            Refusal::Store => ErrorCode::StoreUnavailable.code(),
         }
     }
 

@@ -4,16 +4,17 @@
 
 mod group_commit;
 mod metered;
+mod options;
 mod sql;
 
 use async_trait::async_trait;
 use catan_engine::{Action, Actor, FinalScore, Seat};
+use catan_protocol::{BotKind, PlayerResult, RoomOptions};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::protocol::{BotKind, RoomOptions};
-
 pub use metered::Metered;
+pub use options::StoredOptions;
 pub use sql::SqlStore;
 
 /// Why the store failed. Mapped to `store_unavailable` at the edges; details are
@@ -31,8 +32,8 @@ pub enum StoreError {
     Corrupt(String),
 }
 
-/// A seat as stored.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A seat as stored (a row of `game_players`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlayerRecord {
     /// The seat.
     pub seat: Seat,
@@ -41,12 +42,25 @@ pub struct PlayerRecord {
     /// Bot kind, for built-in bots.
     pub bot: Option<BotKind>,
     /// SHA-256 of the seat token (the token itself is never stored).
-    #[serde(skip)]
     pub token_hash: String,
     /// Final victory points, once finished.
     pub final_vp: Option<u8>,
     /// Victory Point cards revealed at the end.
     pub vp_cards: Option<u8>,
+}
+
+impl PlayerRecord {
+    /// The seat as the history API shows it (no token hash).
+    #[must_use]
+    pub fn result(&self) -> PlayerResult {
+        PlayerResult {
+            seat: self.seat,
+            name: self.name.clone(),
+            bot: self.bot,
+            final_vp: self.final_vp,
+            vp_cards: self.vp_cards,
+        }
+    }
 }
 
 /// What is stored when a game starts.
@@ -106,9 +120,8 @@ pub struct Finish {
     pub scores: Vec<FinalScore>,
 }
 
-/// Where a stored game stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// Where a stored game stands (the `status` column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GameStatus {
     /// Being played (or waiting to be restored after a restart).
     Playing,
@@ -126,6 +139,16 @@ impl GameStatus {
             GameStatus::Playing => "playing",
             GameStatus::Finished => "finished",
             GameStatus::Abandoned => "abandoned",
+        }
+    }
+}
+
+impl From<GameStatus> for catan_protocol::GameStatus {
+    fn from(s: GameStatus) -> catan_protocol::GameStatus {
+        match s {
+            GameStatus::Playing => catan_protocol::GameStatus::Playing,
+            GameStatus::Finished => catan_protocol::GameStatus::Finished,
+            GameStatus::Abandoned => catan_protocol::GameStatus::Abandoned,
         }
     }
 }

@@ -6,13 +6,14 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use catan_engine::Seat;
+use catan_protocol::BotKind;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{AnyPool, Row};
 use uuid::Uuid;
 
 use super::{
     ActionRecord, Finish, GameQuery, GameRecord, GameStatus, NewGame, PlayerRecord, Store,
-    StoreError,
+    StoreError, StoredOptions,
 };
 
 /// A store backed by a connection pool.
@@ -123,7 +124,7 @@ impl SqlStore {
                     seat: seat_of(r.try_get("seat")?)?,
                     name: r.try_get("name")?,
                     bot: bot
-                        .map(|b| serde_json::from_str(&format!("\"{b}\"")).map_err(corrupt))
+                        .map(|b| b.parse::<BotKind>().map_err(corrupt))
                         .transpose()?,
                     token_hash: r.try_get("token_hash")?,
                     final_vp: r
@@ -164,7 +165,9 @@ impl SqlStore {
             status,
             game: NewGame {
                 id: Uuid::from_str(&id).map_err(corrupt)?,
-                options: serde_json::from_str(&options).map_err(corrupt)?,
+                options: serde_json::from_str::<StoredOptions>(&options)
+                    .map_err(corrupt)?
+                    .into(),
                 seed: seed.parse().map_err(corrupt)?,
                 seed_salt: row.try_get("seed_salt")?,
                 seed_commitment: row.try_get("seed_commitment")?,
@@ -192,7 +195,7 @@ impl Store for SqlStore {
              status, created_at, started_at) VALUES ($1, $2, $3, $4, $5, $6, 'playing', $7, $8)",
         )
         .bind(&id)
-        .bind(serde_json::to_string(&game.options).map_err(corrupt)?)
+        .bind(serde_json::to_string(&StoredOptions::from(game.options)).map_err(corrupt)?)
         .bind(game.seed.to_string())
         .bind(&game.seed_salt)
         .bind(&game.seed_commitment)
@@ -202,11 +205,7 @@ impl Store for SqlStore {
         .execute(&mut *tx)
         .await?;
         for p in &game.players {
-            let bot = p
-                .bot
-                .map(|b| serde_json::to_value(b).map_err(corrupt))
-                .transpose()?
-                .and_then(|v| v.as_str().map(str::to_owned));
+            let bot = p.bot.map(BotKind::name);
             sqlx::query(
                 "INSERT INTO game_players (game_id, seat, name, bot, token_hash) \
                  VALUES ($1, $2, $3, $4, $5)",

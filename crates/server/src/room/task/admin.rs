@@ -8,11 +8,10 @@ use catan_engine::{Game, Seat};
 use tokio::time::Instant;
 use tracing::{info, warn};
 
-use super::{ConnId, Logged, RoomTask, instant_ms, to_text};
-use crate::admin::{AdminRoomDetail, AdminRoomSummary, CloseRoomResponse, GameJson};
+use super::{ConnId, Logged, RoomTask, instant_ms};
 use crate::error::LobbyError;
-use crate::protocol::{RoomStatus, ServerMessage, close};
-use crate::room::Outbound;
+use catan_protocol::{AdminRoomDetail, AdminRoomSummary, CloseRoomResponse};
+use catan_protocol::{CloseCode, ClosingReason, RoomStatus, ServerMessage};
 
 impl RoomTask {
     /// Changes the room's status, keeping the rooms-by-status gauge in step.
@@ -58,7 +57,7 @@ impl RoomTask {
         let secs = self.idle_secs();
         info!(idle_secs = secs, "closing idle room");
         let message = format!("the room was closed after {secs} s without players");
-        self.close("room_closed", &message).await;
+        self.close(&message).await;
     }
 
     /// The room as listed to administrators.
@@ -100,7 +99,7 @@ impl RoomTask {
         AdminRoomDetail {
             room: self.admin_summary(),
             seed_commitment: self.seed_commitment.clone(),
-            game: self.game.as_ref().map(GameJson::of),
+            game: self.game.clone().map(Box::new),
             offers: self
                 .game
                 .as_ref()
@@ -116,19 +115,16 @@ impl RoomTask {
     /// Tells every connection why (`closing` with `code`), closes them all with
     /// 4010, marks an unfinished game abandoned in the store, leaves the registry and
     /// ends the task.
-    pub(super) async fn close(&mut self, code: &str, message: &str) -> CloseRoomResponse {
+    pub(super) async fn close(&mut self, message: &str) -> CloseRoomResponse {
         let status = self.status;
-        let text = to_text(&ServerMessage::Closing {
-            code: code.to_owned(),
-            message: message.to_owned(),
-        });
+        let msg = ServerMessage::closing(ClosingReason::RoomClosed, message);
         let conns: Vec<_> = self.conns.drain().collect();
         let connections_closed = conns.len();
         for (_, c) in conns {
             // A full queue means the client is too slow to read it: the close code
             // still tells it.
-            let _ = c.tx.try_send(Outbound::Text(text.clone()));
-            c.shared.set_close(close::ROOM_CLOSED);
+            let _ = c.tx.try_send(c.outbound(&msg));
+            c.shared.set_close(CloseCode::RoomClosed);
         }
         for s in &mut self.seats {
             s.conn = None;
@@ -140,7 +136,7 @@ impl RoomTask {
         if let Some(rooms) = self.ctx.rooms.upgrade() {
             rooms.remove(self.id);
         }
-        info!(code, connections_closed, game_abandoned, "room closed");
+        info!(connections_closed, game_abandoned, "room closed");
         CloseRoomResponse {
             room_id: self.id,
             status,
@@ -172,13 +168,12 @@ impl RoomTask {
         let s = self.seats.get(seat.index()).ok_or(LobbyError::NoSuchSeat)?;
         let conn: ConnId = s.conn.ok_or(LobbyError::NotConnected)?;
         if let Some(c) = self.conns.get(&conn) {
-            let msg = ServerMessage::Closing {
-                code: "kicked".to_owned(),
-                message: message.to_owned(),
-            };
-            let _ = c.tx.try_send(Outbound::Text(to_text(&msg)));
+            // A full queue means the client is too slow to read it: the close code
+            // still tells it.
+            let msg = ServerMessage::closing(ClosingReason::Kicked, message);
+            let _ = c.tx.try_send(c.outbound(&msg));
         }
-        self.drop_conn(conn, close::KICKED);
+        self.drop_conn(conn, CloseCode::Kicked);
         info!(seat = seat.0, "connection kicked by an administrator");
         Ok(())
     }

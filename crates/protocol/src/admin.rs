@@ -3,12 +3,10 @@
 
 use catan_engine::{Game, Phase, TradeOffer};
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use uuid::Uuid;
 
-use crate::protocol::{
-    GameOverInfo, OfferDeadline, RoomOptions, RoomStatus, SeatInfo, ServerMessage,
-};
+use crate::room::{RoomOptions, RoomStatus, SeatInfo};
+use crate::ws::{GameOverInfo, OfferDeadline, ServerMessage};
 
 /// `GET /admin/rooms` answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -52,7 +50,7 @@ pub struct AdminRoomDetail {
     /// The published seed commitment, once started.
     pub seed_commitment: Option<String>,
     /// The engine's complete `Game`, as the engine serializes it, once started.
-    pub game: Option<GameJson>,
+    pub game: Option<Box<Game>>,
     /// Open trade offers.
     pub offers: Vec<TradeOffer>,
     /// Deadline of the current phase (Unix ms), when a timer runs.
@@ -64,38 +62,6 @@ pub struct AdminRoomDetail {
     /// The last broadcasts (at most `?events=`, default 50), oldest first, with
     /// game events unredacted.
     pub events: Vec<ServerMessage>,
-}
-
-/// A serialized [`Game`], embedded as it is: its road masks are 128-bit numbers,
-/// which a `serde_json::Value` cannot hold.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct GameJson(pub Box<RawValue>);
-
-impl GameJson {
-    /// `game` serialized.
-    ///
-    /// # Panics
-    /// Never: a `Game` always serializes.
-    #[must_use]
-    pub fn of(game: &Game) -> GameJson {
-        let text = serde_json::to_string(game).expect("a game serializes");
-        GameJson(RawValue::from_string(text).expect("serde_json wrote valid JSON"))
-    }
-
-    /// The game back.
-    ///
-    /// # Errors
-    /// If the text is not a serialized `Game`.
-    pub fn parse(&self) -> Result<Game, serde_json::Error> {
-        serde_json::from_str(self.0.get())
-    }
-}
-
-impl PartialEq for GameJson {
-    fn eq(&self, other: &GameJson) -> bool {
-        self.0.get() == other.0.get()
-    }
 }
 
 /// `POST /admin/rooms/{id}/close` body (optional).
@@ -169,4 +135,13 @@ pub enum StoreHealth {
     Ok,
     /// The database did not answer.
     Unavailable,
+}
+
+/// Query of `GET /admin/rooms/{id}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InspectQuery {
+    /// How many of the last broadcasts to include (default 50; at most what the room
+    /// keeps, `--event-backlog`).
+    #[serde(default)]
+    pub events: Option<usize>,
 }

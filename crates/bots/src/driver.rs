@@ -1,0 +1,195 @@
+//! The one bot driver: plays a seat from the protocol's messages, whatever carries
+//! them (the server's in-process channel, or a WebSocket in `catan-client`).
+//!
+//! It holds the discipline every client should follow (protocol.md section 7): act
+//! only on the freshest `legal` list, and after sending an action wait for its
+//! acknowledgement (the `events` message carrying its request id) or its refusal
+//! before acting again, since messages already in flight carry stale lists. It keeps
+//! the seat's [`GameView`] current by applying the events the seat receives
+//! ([`GameView::apply_events`]), so a strategy always decides from the whole view
+//! without asking for a snapshot. After a refusal it asks for one (`sync`) and
+//! decides again from it, so no refusal, from the engine or the store, can leave it
+//! without a fresh legal list: a bot always recovers and keeps playing.
+//!
+//! The driver does no I/O and keeps no clock: its caller delivers messages, asks
+//! [`SeatDriver::decide`] what to send, and waits (think time, and
+//! [`SeatDriver::backoff`] after refusals) as its transport allows.
+
+use catan_engine::{Action, GameView, Seat};
+use catan_protocol::{ClientMessage, GameOverInfo, ServerMessage};
+use rand::RngCore;
+
+use crate::{Strategy, actionable};
+
+/// Refusals in a row after which the driver takes the first actionable choice as it
+/// is, so that a choice the room keeps refusing cannot loop forever.
+const MAX_REJECTIONS: u32 = 2;
+
+/// Plays one seat: takes in server messages, says what to send.
+#[derive(Debug, Default)]
+pub struct SeatDriver {
+    /// The seat, from the first snapshot (`None` for a spectator).
+    seat: Option<Seat>,
+    /// The seat's view, from the last snapshot with every event since applied.
+    view: Option<GameView>,
+    /// The freshest legal actions.
+    legal: Vec<Action>,
+    /// The action sent and not yet acknowledged or refused: its request id.
+    pending: Option<String>,
+    /// Whether `legal` is current (false from a send until the next list arrives).
+    fresh: bool,
+    /// A refusal arrived: ask for a snapshot before deciding again.
+    resync: bool,
+    /// A `sync` was sent and its snapshot has not arrived yet.
+    awaiting_snapshot: bool,
+    /// Refusals since the last accepted action.
+    rejections: u32,
+    /// Counter for request ids.
+    next_request: u64,
+    /// Actions acknowledged.
+    acked: u64,
+    /// Actions refused.
+    refused: u64,
+    /// The result, once the game is over.
+    game_over: Option<GameOverInfo>,
+}
+
+impl SeatDriver {
+    /// A driver that has seen nothing yet.
+    #[must_use]
+    pub fn new() -> SeatDriver {
+        SeatDriver::default()
+    }
+
+    /// Takes in one server message.
+    pub fn observe(&mut self, msg: &ServerMessage) {
+        match msg {
+            ServerMessage::Snapshot(s) => {
+                self.seat = s.you;
+                self.view.clone_from(&s.view);
+                self.awaiting_snapshot = false;
+                self.resync = false;
+                self.set_legal(&s.legal, None);
+            }
+            ServerMessage::Events {
+                events,
+                legal,
+                request_id,
+                ..
+            } => {
+                if let Some(view) = &mut self.view {
+                    view.apply_events(events);
+                }
+                self.set_legal(legal, request_id.as_deref());
+            }
+            ServerMessage::Resumed { legal, .. } => self.set_legal(legal, None),
+            ServerMessage::Rejected { request_id, .. }
+                if self.pending.as_deref() == Some(request_id.as_str()) =>
+            {
+                self.pending = None;
+                self.refused += 1;
+                self.rejections += 1;
+                self.resync = true;
+            }
+            ServerMessage::GameOver(over) => self.game_over = Some(over.clone()),
+            _ => {}
+        }
+    }
+
+    /// A new legal list; `request_id` acknowledges the pending action if it is its.
+    fn set_legal(&mut self, legal: &[Action], request_id: Option<&str>) {
+        self.legal.clear();
+        self.legal.extend_from_slice(legal);
+        if request_id.is_some() && request_id == self.pending.as_deref() {
+            self.pending = None;
+            self.acked += 1;
+            self.rejections = 0;
+        }
+        self.fresh = true;
+    }
+
+    /// Whether the game is over.
+    #[must_use]
+    pub fn over(&self) -> bool {
+        self.game_over.is_some()
+    }
+
+    /// The result, once the game is over.
+    #[must_use]
+    pub fn game_over(&self) -> Option<&GameOverInfo> {
+        self.game_over.as_ref()
+    }
+
+    /// The seat played, once the first snapshot arrived.
+    #[must_use]
+    pub fn seat(&self) -> Option<Seat> {
+        self.seat
+    }
+
+    /// The seat's current view, once the game started.
+    #[must_use]
+    pub fn view(&self) -> Option<&GameView> {
+        self.view.as_ref()
+    }
+
+    /// The freshest legal actions.
+    #[must_use]
+    pub fn legal(&self) -> &[Action] {
+        &self.legal
+    }
+
+    /// Actions acknowledged and refused so far.
+    #[must_use]
+    pub fn counts(&self) -> (u64, u64) {
+        (self.acked, self.refused)
+    }
+
+    /// Refusals since the last accepted action: a caller waits longer after each
+    /// (the store may be down), e.g. this many times its think time.
+    #[must_use]
+    pub fn backoff(&self) -> u32 {
+        self.rejections
+    }
+
+    /// Whether [`SeatDriver::decide`] would send something now.
+    #[must_use]
+    pub fn ready(&self) -> bool {
+        !self.over()
+            && self.pending.is_none()
+            && !self.awaiting_snapshot
+            && (self.resync || (self.fresh && !self.legal.is_empty()))
+    }
+
+    /// What to send now, if anything: `sync` after a refusal, else `strategy`'s
+    /// choice among the actionable legal actions (answers to offers this seat has
+    /// already given are left out), marked pending until its answer arrives.
+    pub fn decide(
+        &mut self,
+        strategy: &mut dyn Strategy,
+        rng: &mut dyn RngCore,
+    ) -> Option<ClientMessage> {
+        if !self.ready() {
+            return None;
+        }
+        // After a refusal, or when the seat may act but no snapshot was seen (a
+        // driver that starts from a resumed connection): ask for the whole state.
+        if self.resync || self.view.is_none() {
+            self.resync = false;
+            self.awaiting_snapshot = true;
+            return Some(ClientMessage::Sync);
+        }
+        let view = self.view.as_ref()?;
+        let actions = actionable(view, &self.legal);
+        let first = *actions.first()?;
+        let action = if self.rejections >= MAX_REJECTIONS {
+            first
+        } else {
+            strategy.choose(view, &actions, rng)
+        };
+        self.next_request += 1;
+        let request_id = format!("r{}", self.next_request);
+        self.pending = Some(request_id.clone());
+        self.fresh = false;
+        Some(ClientMessage::Action { request_id, action })
+    }
+}

@@ -1,0 +1,353 @@
+//! Every machine-readable code the server sends outside the engine's own
+//! [`catan_engine::ActionError`]: the codes of `error` and room-level `rejected`
+//! messages, the reasons of `closing` messages, the WebSocket close codes and the
+//! HTTP error codes. Each enum has a stable `code()` and an `ALL` list, so tests and
+//! client authors can enumerate them (protocol.md documents every value).
+
+use std::fmt;
+
+/// Codes of `error` messages (a message that could not be processed at all) and of
+/// the room's own `rejected` messages (refusals before the engine is asked).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// The text was not JSON.
+    MalformedJson,
+    /// The `type` field names no client message.
+    UnknownMessageType,
+    /// A known message type with missing or wrong fields.
+    InvalidMessage,
+    /// The frame exceeds the server's text message size.
+    MessageTooLarge,
+    /// Too many messages in a short time; this one was dropped.
+    RateLimited,
+    /// Binary frames are not part of the protocol.
+    BinaryNotSupported,
+    /// Chat text empty or too long.
+    InvalidChat,
+    /// An action before the game started.
+    NotStarted,
+    /// A spectator sent an action.
+    Spectator,
+    /// A request id longer than [`crate::MAX_REQUEST_ID_BYTES`].
+    InvalidRequestId,
+    /// The action could not be stored, so it was not applied.
+    StoreUnavailable,
+}
+
+impl ErrorCode {
+    /// Every code, in a fixed order.
+    pub const ALL: [ErrorCode; 11] = [
+        ErrorCode::MalformedJson,
+        ErrorCode::UnknownMessageType,
+        ErrorCode::InvalidMessage,
+        ErrorCode::MessageTooLarge,
+        ErrorCode::RateLimited,
+        ErrorCode::BinaryNotSupported,
+        ErrorCode::InvalidChat,
+        ErrorCode::NotStarted,
+        ErrorCode::Spectator,
+        ErrorCode::InvalidRequestId,
+        ErrorCode::StoreUnavailable,
+    ];
+
+    /// Stable machine-readable code.
+    #[must_use]
+    pub const fn code(self) -> &'static str {
+        match self {
+            ErrorCode::MalformedJson => "malformed_json",
+            ErrorCode::UnknownMessageType => "unknown_message_type",
+            ErrorCode::InvalidMessage => "invalid_message",
+            ErrorCode::MessageTooLarge => "message_too_large",
+            ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::BinaryNotSupported => "binary_not_supported",
+            ErrorCode::InvalidChat => "invalid_chat",
+            ErrorCode::NotStarted => "not_started",
+            ErrorCode::Spectator => "spectator",
+            ErrorCode::InvalidRequestId => "invalid_request_id",
+            ErrorCode::StoreUnavailable => "store_unavailable",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// Why the server sends `closing` before it closes a connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ClosingReason {
+    /// The server is shutting down.
+    ShuttingDown,
+    /// The room was closed (by an administrator, or because it ended).
+    RoomClosed,
+    /// An administrator disconnected this client.
+    Kicked,
+}
+
+impl ClosingReason {
+    /// Every reason, in a fixed order.
+    pub const ALL: [ClosingReason; 3] = [
+        ClosingReason::ShuttingDown,
+        ClosingReason::RoomClosed,
+        ClosingReason::Kicked,
+    ];
+
+    /// Stable machine-readable code, the `code` of the `closing` message.
+    #[must_use]
+    pub const fn code(self) -> &'static str {
+        match self {
+            ClosingReason::ShuttingDown => "shutting_down",
+            ClosingReason::RoomClosed => "room_closed",
+            ClosingReason::Kicked => "kicked",
+        }
+    }
+}
+
+/// WebSocket close codes the server uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CloseCode {
+    /// 1001: the server is shutting down.
+    GoingAway,
+    /// 4000: another connection took over this seat.
+    Replaced,
+    /// 4008: the client sent messages faster than the rate limit, repeatedly.
+    RateLimited,
+    /// 4009: the client did not read its messages fast enough.
+    TooSlow,
+    /// 4010: the room was closed.
+    RoomClosed,
+    /// 4011: an administrator disconnected this client.
+    Kicked,
+}
+
+impl CloseCode {
+    /// Every close code, in a fixed order.
+    pub const ALL: [CloseCode; 6] = [
+        CloseCode::GoingAway,
+        CloseCode::Replaced,
+        CloseCode::RateLimited,
+        CloseCode::TooSlow,
+        CloseCode::RoomClosed,
+        CloseCode::Kicked,
+    ];
+
+    /// The numeric WebSocket close code.
+    #[must_use]
+    pub const fn code(self) -> u16 {
+        match self {
+            CloseCode::GoingAway => 1001,
+            CloseCode::Replaced => 4000,
+            CloseCode::RateLimited => 4008,
+            CloseCode::TooSlow => 4009,
+            CloseCode::RoomClosed => 4010,
+            CloseCode::Kicked => 4011,
+        }
+    }
+
+    /// The close frame's reason text.
+    #[must_use]
+    pub const fn reason(self) -> &'static str {
+        match self {
+            CloseCode::GoingAway => "server shutting down",
+            CloseCode::Replaced => "another connection took this seat",
+            CloseCode::RateLimited => "message flood",
+            CloseCode::TooSlow => "too slow to read messages",
+            CloseCode::RoomClosed => "room closed",
+            CloseCode::Kicked => "disconnected by an administrator",
+        }
+    }
+
+    /// The close code with this number, if the server uses it.
+    #[must_use]
+    pub fn from_code(code: u16) -> Option<CloseCode> {
+        CloseCode::ALL.into_iter().find(|c| c.code() == code)
+    }
+}
+
+/// Why an HTTP request (lobby, history or admin API) or a WebSocket upgrade was
+/// refused: the body is [`crate::ErrorBody`] with [`LobbyError::code`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LobbyError {
+    /// No room has that id (or it is gone).
+    RoomNotFound,
+    /// The room has no free seat.
+    RoomFull,
+    /// The requested seat is taken.
+    SeatTaken,
+    /// The seat index is out of range.
+    NoSuchSeat,
+    /// The display name is empty or too long.
+    InvalidName,
+    /// The room options are out of range.
+    InvalidOptions(String),
+    /// A host-only call without the right host token.
+    NotHost,
+    /// The seat token is missing or does not match.
+    InvalidToken,
+    /// The game has already started.
+    AlreadyStarted,
+    /// The game cannot start before every seat is taken.
+    NotFull,
+    /// The room does not allow spectators.
+    SpectatorsNotAllowed,
+    /// The server holds as many rooms as it may.
+    TooManyRooms,
+    /// The request body or query is malformed.
+    BadRequest(String),
+    /// The page's origin is not allowed to use this server.
+    OriginNotAllowed,
+    /// The server is shutting down.
+    ShuttingDown,
+    /// The database is unreachable; nothing was changed.
+    StoreUnavailable,
+    /// The game is still being played (replays are for finished games).
+    GameNotFinished,
+    /// An admin call without the right admin token.
+    Unauthorized,
+    /// No client is connected to that seat (admin kick).
+    NotConnected,
+}
+
+impl LobbyError {
+    /// One error of each kind (with empty details), in a fixed order.
+    #[must_use]
+    pub fn all() -> Vec<LobbyError> {
+        vec![
+            LobbyError::RoomNotFound,
+            LobbyError::RoomFull,
+            LobbyError::SeatTaken,
+            LobbyError::NoSuchSeat,
+            LobbyError::InvalidName,
+            LobbyError::InvalidOptions(String::new()),
+            LobbyError::NotHost,
+            LobbyError::InvalidToken,
+            LobbyError::AlreadyStarted,
+            LobbyError::NotFull,
+            LobbyError::SpectatorsNotAllowed,
+            LobbyError::TooManyRooms,
+            LobbyError::BadRequest(String::new()),
+            LobbyError::OriginNotAllowed,
+            LobbyError::ShuttingDown,
+            LobbyError::StoreUnavailable,
+            LobbyError::GameNotFinished,
+            LobbyError::Unauthorized,
+            LobbyError::NotConnected,
+        ]
+    }
+
+    /// Stable machine-readable code.
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match self {
+            LobbyError::RoomNotFound => "room_not_found",
+            LobbyError::RoomFull => "room_full",
+            LobbyError::SeatTaken => "seat_taken",
+            LobbyError::NoSuchSeat => "no_such_seat",
+            LobbyError::InvalidName => "invalid_name",
+            LobbyError::InvalidOptions(_) => "invalid_options",
+            LobbyError::NotHost => "not_host",
+            LobbyError::InvalidToken => "invalid_token",
+            LobbyError::AlreadyStarted => "already_started",
+            LobbyError::NotFull => "not_full",
+            LobbyError::SpectatorsNotAllowed => "spectators_not_allowed",
+            LobbyError::TooManyRooms => "too_many_rooms",
+            LobbyError::BadRequest(_) => "bad_request",
+            LobbyError::OriginNotAllowed => "origin_not_allowed",
+            LobbyError::ShuttingDown => "shutting_down",
+            LobbyError::StoreUnavailable => "store_unavailable",
+            LobbyError::GameNotFinished => "game_not_finished",
+            LobbyError::Unauthorized => "unauthorized",
+            LobbyError::NotConnected => "not_connected",
+        }
+    }
+
+    /// The HTTP status code that carries this error.
+    #[must_use]
+    pub fn status(&self) -> u16 {
+        match self {
+            LobbyError::RoomNotFound => 404,
+            LobbyError::RoomFull
+            | LobbyError::SeatTaken
+            | LobbyError::AlreadyStarted
+            | LobbyError::NotFull
+            | LobbyError::GameNotFinished
+            | LobbyError::NotConnected => 409,
+            LobbyError::NoSuchSeat
+            | LobbyError::InvalidName
+            | LobbyError::InvalidOptions(_)
+            | LobbyError::BadRequest(_) => 400,
+            LobbyError::NotHost | LobbyError::InvalidToken | LobbyError::Unauthorized => 401,
+            LobbyError::SpectatorsNotAllowed | LobbyError::OriginNotAllowed => 403,
+            LobbyError::TooManyRooms | LobbyError::ShuttingDown | LobbyError::StoreUnavailable => {
+                503
+            }
+        }
+    }
+
+    /// The JSON body of the HTTP answer.
+    #[must_use]
+    pub fn body(&self) -> crate::ErrorBody {
+        crate::ErrorBody {
+            error: crate::ErrorDetail {
+                code: self.code().to_owned(),
+                message: self.to_string(),
+            },
+        }
+    }
+}
+
+impl fmt::Display for LobbyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            LobbyError::RoomNotFound => "no room has that id",
+            LobbyError::RoomFull => "every seat is taken",
+            LobbyError::SeatTaken => "that seat is taken",
+            LobbyError::NoSuchSeat => "there is no such seat in this room",
+            LobbyError::InvalidName => "a name has 1 to 32 characters",
+            LobbyError::InvalidOptions(m) | LobbyError::BadRequest(m) => m,
+            LobbyError::NotHost => "only the room's host may do that (missing or wrong host token)",
+            LobbyError::InvalidToken => "missing or wrong seat token",
+            LobbyError::AlreadyStarted => "the game has already started",
+            LobbyError::NotFull => "every seat must be taken before the game starts",
+            LobbyError::SpectatorsNotAllowed => "this room does not allow spectators",
+            LobbyError::TooManyRooms => "the server is full; try again later",
+            LobbyError::OriginNotAllowed => "this origin is not allowed",
+            LobbyError::ShuttingDown => "the server is shutting down",
+            LobbyError::StoreUnavailable => "the game store is unavailable; try again shortly",
+            LobbyError::GameNotFinished => "the game is not finished yet",
+            LobbyError::Unauthorized => "missing or wrong admin token",
+            LobbyError::NotConnected => "no client is connected to that seat",
+        })
+    }
+}
+
+impl std::error::Error for LobbyError {}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    #[test]
+    fn every_list_holds_distinct_codes() {
+        let errors: BTreeSet<_> = ErrorCode::ALL.iter().map(|c| c.code()).collect();
+        assert_eq!(errors.len(), ErrorCode::ALL.len());
+        let closing: BTreeSet<_> = ClosingReason::ALL.iter().map(|c| c.code()).collect();
+        assert_eq!(closing.len(), ClosingReason::ALL.len());
+        let close: BTreeSet<_> = CloseCode::ALL.iter().map(|c| c.code()).collect();
+        assert_eq!(close.len(), CloseCode::ALL.len());
+        let lobby: BTreeSet<_> = LobbyError::all().iter().map(LobbyError::code).collect();
+        assert_eq!(lobby.len(), LobbyError::all().len());
+    }
+
+    #[test]
+    fn close_codes_round_trip_through_their_numbers() {
+        for c in CloseCode::ALL {
+            assert_eq!(CloseCode::from_code(c.code()), Some(c));
+        }
+        assert_eq!(CloseCode::from_code(1000), None);
+    }
+}

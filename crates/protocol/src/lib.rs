@@ -1,0 +1,65 @@
+//! The wire vocabulary of `catan-server`: every type that crosses the wire, and
+//! nothing else. A client (the reference client `catan-client`, a bot, a test, any
+//! Rust program) depends on this crate and the engine, not on the server.
+//!
+//! protocol.md documents every message with an example; the server's tests parse
+//! those examples into these types.
+//!
+//! # Layout
+//!
+//! - [`ws`]: WebSocket messages, one enum per direction ([`ClientMessage`],
+//!   [`ServerMessage`]), and what they carry ([`Snapshot`], [`GameOverInfo`]...).
+//! - [`room`]: a room's description, [`RoomOptions`] (the engine's
+//!   [`catan_engine::GameOptions`] held once, plus the room's timers), seats and
+//!   [`BotKind`].
+//! - [`lobby`]: the HTTP bodies and queries of the lobby and the game history, and
+//!   [`ErrorBody`], the one error body of every HTTP endpoint.
+//! - [`admin`]: the admin API's bodies (unredacted, for administrators only).
+//! - [`codes`]: every code outside the engine's: [`ErrorCode`] (`error` and the
+//!   room's `rejected`), [`ClosingReason`] (`closing`), [`CloseCode`] (WebSocket
+//!   close frames) and [`LobbyError`] (HTTP), each with `code()` and a list of all.
+//!
+//! ```
+//! use catan_protocol::{ClientMessage, ServerMessage, ErrorCode};
+//!
+//! let msg: ClientMessage = serde_json::from_str(r#"{"type":"sync"}"#).unwrap();
+//! assert_eq!(msg, ClientMessage::Sync);
+//! let err = ServerMessage::error(ErrorCode::RateLimited, "slow down");
+//! assert_eq!(
+//!     serde_json::to_string(&err).unwrap(),
+//!     r#"{"type":"error","code":"rate_limited","message":"slow down"}"#
+//! );
+//! ```
+
+pub mod admin;
+pub mod codes;
+pub mod lobby;
+pub mod room;
+pub mod ws;
+
+pub use admin::{
+    AdminRoomDetail, AdminRoomList, AdminRoomSummary, CloseRoomRequest, CloseRoomResponse,
+    InspectQuery, KickRequest, RoomCounts, ServerStats, StoreHealth,
+};
+pub use codes::{CloseCode, ClosingReason, ErrorCode, LobbyError};
+pub use lobby::{
+    AddBotRequest, AddBotResponse, CreateRoomRequest, CreateRoomResponse, ErrorBody, ErrorDetail,
+    GameList, GameListQuery, GameStatus, GameSummary, PlayerResult, Replay, ReplayStep, RoomList,
+    RoomListQuery, TakeSeatRequest, TakeSeatResponse, WsQuery,
+};
+pub use room::{
+    BotKind, DEFAULT_DISCARD_TIMEOUT_SECS, DEFAULT_TRADE_TIMEOUT_SECS, DEFAULT_TURN_TIMER_SECS,
+    MAX_TIMER_SECS, Occupant, RoomInfo, RoomOptions, RoomOptionsError, RoomStatus, SeatInfo,
+    UnknownBotKind,
+};
+pub use ws::{ClientMessage, GameOverInfo, OfferDeadline, ServerMessage, Snapshot};
+
+/// Version of this protocol, sent in every snapshot. Bumped on incompatible changes.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Longest chat message in characters.
+pub const MAX_CHAT_CHARS: usize = 500;
+/// Longest display name in characters.
+pub const MAX_NAME_CHARS: usize = 32;
+/// Longest client request id in bytes.
+pub const MAX_REQUEST_ID_BYTES: usize = 64;

@@ -1,0 +1,99 @@
+//! Room options as the `games.options` column holds them: the store's own row type,
+//! so that the database format does not change whenever the wire's does. Every
+//! field has a default, so a row written before a field was added still reads.
+
+use catan_engine::{GameOptions, MapKind};
+use catan_protocol::RoomOptions;
+use serde::{Deserialize, Serialize};
+
+/// The JSON object in `games.options` (one flat object, as every version wrote it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StoredOptions {
+    /// Seats, 3 or 4.
+    pub players: u8,
+    /// Victory points to win.
+    pub vp_target: u8,
+    /// Map kind.
+    pub map: MapKind,
+    /// Seconds per phase; 0 = no turn timer.
+    pub turn_timer_secs: u32,
+    /// Seconds before a trade offer expires.
+    pub trade_timeout_secs: u32,
+    /// Seconds to discard after a 7; 0 = no discard timer.
+    pub discard_timeout_secs: u32,
+    /// In the public room list.
+    pub listed: bool,
+    /// Spectators allowed.
+    pub spectators: bool,
+}
+
+impl Default for StoredOptions {
+    /// A field missing from a stored row reads as the default of today's rooms.
+    fn default() -> StoredOptions {
+        StoredOptions::from(RoomOptions::default())
+    }
+}
+
+impl From<RoomOptions> for StoredOptions {
+    fn from(o: RoomOptions) -> StoredOptions {
+        StoredOptions {
+            players: o.game.players,
+            vp_target: o.game.vp_target,
+            map: o.game.map,
+            turn_timer_secs: o.turn_timer_secs,
+            trade_timeout_secs: o.trade_timeout_secs,
+            discard_timeout_secs: o.discard_timeout_secs,
+            listed: o.listed,
+            spectators: o.spectators,
+        }
+    }
+}
+
+impl From<StoredOptions> for RoomOptions {
+    fn from(o: StoredOptions) -> RoomOptions {
+        RoomOptions {
+            game: GameOptions {
+                players: o.players,
+                vp_target: o.vp_target,
+                map: o.map,
+            },
+            turn_timer_secs: o.turn_timer_secs,
+            trade_timeout_secs: o.trade_timeout_secs,
+            discard_timeout_secs: o.discard_timeout_secs,
+            listed: o.listed,
+            spectators: o.spectators,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `options` column of a game stored by the version before the store had its
+    /// own row type (tests/fixtures/stored_game_v1.json holds a whole stored game).
+    const V1: &str = r#"{"players":3,"vp_target":8,"map":"beginner","turn_timer_secs":90,"trade_timeout_secs":30,"discard_timeout_secs":45,"listed":false,"spectators":true}"#;
+
+    #[test]
+    fn options_stored_by_the_previous_version_read_back_unchanged() {
+        let o: RoomOptions = serde_json::from_str::<StoredOptions>(V1).unwrap().into();
+        assert_eq!(o.game.players, 3);
+        assert_eq!(o.game.vp_target, 8);
+        assert_eq!(o.game.map, MapKind::Beginner);
+        assert_eq!(o.turn_timer_secs, 90);
+        assert!(!o.listed);
+        let again = serde_json::to_string(&StoredOptions::from(o)).unwrap();
+        assert_eq!(again, V1, "the stored format is unchanged");
+    }
+
+    #[test]
+    fn a_row_without_a_field_added_later_reads_with_its_default() {
+        let o: StoredOptions = serde_json::from_str(r#"{"players":3}"#).unwrap();
+        assert_eq!(o.players, 3);
+        assert_eq!(
+            o.trade_timeout_secs,
+            StoredOptions::default().trade_timeout_secs
+        );
+    }
+}
