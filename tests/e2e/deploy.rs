@@ -4,10 +4,10 @@
 use std::collections::BTreeSet;
 
 use clap::CommandFactory;
-use serde_yaml::Value;
+use serde_norway::Value;
 
 fn compose() -> Value {
-    serde_yaml::from_str(include_str!("../../docker-compose.yml"))
+    serde_norway::from_str(include_str!("../../docker-compose.yml"))
         .expect("docker-compose.yml parses")
 }
 
