@@ -1,14 +1,17 @@
-//! Operational metrics: a handful of counters, gauges and histograms over atomics,
-//! updated by rooms, connections and the store, and rendered in the Prometheus text
-//! exposition format (version 0.0.4) for `GET /metrics` on the admin listener. A
-//! dozen series do not need a metrics framework, and each server (tests run several
-//! in one process) owns its own set.
+//! Operational metrics: a handful of counters, gauges and histograms, updated by
+//! rooms, connections and the store, and rendered by `prometheus-client` in the
+//! Prometheus text exposition format (version 0.0.4) for `GET /metrics` on the admin
+//! listener. Each server (tests run several in one process) owns its own registry.
 
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use prometheus_client::encoding::{EncodeMetric, MetricEncoder, prometheus_text};
+use prometheus_client::metrics::MetricType;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::registry::Registry;
 
 use catan_protocol::RoomStatus;
 
@@ -18,100 +21,24 @@ const LATENCY_BUCKETS: [f64; 14] = [
 ];
 
 /// The `Content-Type` of [`Metrics::render`]'s output.
-pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
+pub const CONTENT_TYPE: &str = prometheus_text::CONTENT_TYPE;
 
-/// A latency histogram with fixed buckets.
-#[derive(Debug)]
-pub struct Histogram {
-    /// Observations per bucket (not cumulative); the last entry is `+Inf`.
-    buckets: [AtomicU64; LATENCY_BUCKETS.len() + 1],
-    /// Sum of all observations, in nanoseconds.
-    sum_nanos: AtomicU64,
-}
+/// A latency histogram with fixed buckets, observed as a [`Duration`].
+#[derive(Debug, Clone)]
+pub struct Histogram(prometheus_client::metrics::histogram::Histogram);
 
 impl Default for Histogram {
     fn default() -> Histogram {
-        Histogram {
-            buckets: std::array::from_fn(|_| AtomicU64::new(0)),
-            sum_nanos: AtomicU64::new(0),
-        }
+        Histogram(prometheus_client::metrics::histogram::Histogram::new(
+            LATENCY_BUCKETS,
+        ))
     }
 }
 
 impl Histogram {
     /// Records one duration.
     pub fn observe(&self, d: Duration) {
-        let secs = d.as_secs_f64();
-        let i = LATENCY_BUCKETS
-            .iter()
-            .position(|le| secs <= *le)
-            .unwrap_or(LATENCY_BUCKETS.len());
-        self.buckets[i].fetch_add(1, Ordering::Relaxed);
-        let nanos = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
-        self.sum_nanos.fetch_add(nanos, Ordering::Relaxed);
-    }
-
-    /// Number of observations.
-    #[must_use]
-    pub fn count(&self) -> u64 {
-        self.buckets.iter().map(|b| b.load(Ordering::Relaxed)).sum()
-    }
-
-    fn render(&self, out: &mut String, name: &str, help: &str) {
-        let _ = writeln!(out, "# HELP {name} {help}");
-        let _ = writeln!(out, "# TYPE {name} histogram");
-        let mut cumulative = 0;
-        for (i, b) in self.buckets.iter().enumerate() {
-            cumulative += b.load(Ordering::Relaxed);
-            match LATENCY_BUCKETS.get(i) {
-                Some(le) => {
-                    let _ = writeln!(out, "{name}_bucket{{le=\"{le}\"}} {cumulative}");
-                }
-                None => {
-                    let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {cumulative}");
-                }
-            }
-        }
-        #[allow(clippy::cast_precision_loss)]
-        let sum = self.sum_nanos.load(Ordering::Relaxed) as f64 / 1e9;
-        let _ = writeln!(out, "{name}_sum {sum}");
-        let _ = writeln!(out, "{name}_count {cumulative}");
-    }
-}
-
-/// Every metric of one server.
-#[derive(Debug)]
-pub struct Metrics {
-    /// When the server started, for uptime.
-    started: Instant,
-    /// Rooms held, by status: lobby, playing, finished.
-    rooms: [AtomicI64; 3],
-    /// Open WebSocket connections.
-    connections: AtomicI64,
-    /// Actions the engine accepted and the store recorded (players', bots' and timers').
-    actions_applied: AtomicU64,
-    /// `rejected` answers sent, by code.
-    rejected: Mutex<BTreeMap<&'static str, u64>>,
-    /// Games that reached a winner.
-    games_finished: AtomicU64,
-    /// From a room receiving a client's action to the broadcast of its events.
-    pub action_latency: Histogram,
-    /// Duration of each store write (create, append, finish, abandon).
-    pub store_write: Histogram,
-}
-
-impl Default for Metrics {
-    fn default() -> Metrics {
-        Metrics {
-            started: Instant::now(),
-            rooms: std::array::from_fn(|_| AtomicI64::new(0)),
-            connections: AtomicI64::new(0),
-            actions_applied: AtomicU64::new(0),
-            rejected: Mutex::new(BTreeMap::new()),
-            games_finished: AtomicU64::new(0),
-            action_latency: Histogram::default(),
-            store_write: Histogram::default(),
-        }
+        self.0.observe(d.as_secs_f64());
     }
 }
 
@@ -130,13 +57,114 @@ fn status_index(s: RoomStatus) -> usize {
     }
 }
 
+/// `catan_rooms{status}`: one gauge per status, in [`STATUSES`] order. A
+/// [`Family`] would look each one up under a lock on every room move, and list them
+/// in hash order.
+#[derive(Debug, Clone, Default)]
+struct RoomGauges([Gauge; 3]);
+
+impl EncodeMetric for RoomGauges {
+    fn encode(&self, mut encoder: MetricEncoder) -> Result<(), std::fmt::Error> {
+        for ((_, label), gauge) in STATUSES.iter().zip(&self.0) {
+            gauge.encode(encoder.encode_family(&[("status", *label)])?)?;
+        }
+        Ok(())
+    }
+
+    fn metric_type(&self) -> MetricType {
+        MetricType::Gauge
+    }
+}
+
+/// Every metric of one server.
+#[derive(Debug)]
+pub struct Metrics {
+    /// When the server started, for uptime.
+    started: Instant,
+    /// Every metric below, registered once under its exposed name and help text.
+    registry: Registry,
+    /// Rooms held, by status: lobby, playing, finished.
+    rooms: RoomGauges,
+    /// Open WebSocket connections.
+    connections: Gauge,
+    /// Actions the engine accepted and the store recorded (players', bots' and timers').
+    actions_applied: Counter,
+    /// `rejected` answers sent, by code.
+    rejected: Family<[(&'static str, &'static str); 1], Counter>,
+    /// Games that reached a winner.
+    games_finished: Counter,
+    /// Seconds since start, set from `started` at each rendering.
+    uptime: Gauge,
+    /// From a room receiving a client's action to the broadcast of its events.
+    pub action_latency: Histogram,
+    /// Duration of each store write (create, append, finish, abandon).
+    pub store_write: Histogram,
+}
+
+impl Default for Metrics {
+    fn default() -> Metrics {
+        let m = Metrics {
+            started: Instant::now(),
+            registry: Registry::default(),
+            rooms: RoomGauges::default(),
+            connections: Gauge::default(),
+            actions_applied: Counter::default(),
+            rejected: Family::default(),
+            games_finished: Counter::default(),
+            uptime: Gauge::default(),
+            action_latency: Histogram::default(),
+            store_write: Histogram::default(),
+        };
+        // The registry adds the full stop to each help text, and `_total` to the
+        // names of counters.
+        let mut r = Registry::default();
+        r.register("catan_rooms", "Rooms held, by status", m.rooms.clone());
+        r.register(
+            "catan_connections",
+            "Open WebSocket connections",
+            m.connections.clone(),
+        );
+        r.register(
+            "catan_actions_applied",
+            "Actions accepted by the engine and stored",
+            m.actions_applied.clone(),
+        );
+        r.register(
+            "catan_actions_rejected",
+            "Actions refused, by code",
+            m.rejected.clone(),
+        );
+        r.register(
+            "catan_action_latency_seconds",
+            "From a room receiving a client's action to the broadcast of its events",
+            m.action_latency.0.clone(),
+        );
+        r.register(
+            "catan_store_write_seconds",
+            "Duration of each write to the game store",
+            m.store_write.0.clone(),
+        );
+        r.register(
+            "catan_games_finished",
+            "Games that reached a winner",
+            m.games_finished.clone(),
+        );
+        r.register(
+            "catan_uptime_seconds",
+            "Seconds since the server started",
+            m.uptime.clone(),
+        );
+        Metrics { registry: r, ..m }
+    }
+}
+
 /// Counts one open WebSocket connection until dropped.
 #[derive(Debug)]
-pub struct ConnectionGuard(std::sync::Arc<Metrics>);
+pub struct ConnectionGuard(Arc<Metrics>);
 
 impl Drop for ConnectionGuard {
     fn drop(&mut self) {
-        self.0.connections.fetch_sub(1, Ordering::Relaxed);
+        self.0.connections.dec();
     }
 }
 
@@ -144,58 +172,57 @@ impl Metrics {
     /// A room appeared (`from: None`), changed status, or ended (`to: None`).
     pub fn room_moved(&self, from: Option<RoomStatus>, to: Option<RoomStatus>) {
         if let Some(s) = from {
-            self.rooms[status_index(s)].fetch_sub(1, Ordering::Relaxed);
+            self.rooms.0[status_index(s)].dec();
         }
         if let Some(s) = to {
-            self.rooms[status_index(s)].fetch_add(1, Ordering::Relaxed);
+            self.rooms.0[status_index(s)].inc();
         }
     }
 
     /// Rooms with status `s`.
     #[must_use]
     pub fn rooms(&self, s: RoomStatus) -> u64 {
-        u64::try_from(self.rooms[status_index(s)].load(Ordering::Relaxed)).unwrap_or(0)
+        u64::try_from(self.rooms.0[status_index(s)].get()).unwrap_or(0)
     }
 
     /// Counts a WebSocket connection for as long as the guard lives.
     #[must_use]
-    pub fn connection(self: &std::sync::Arc<Self>) -> ConnectionGuard {
-        self.connections.fetch_add(1, Ordering::Relaxed);
+    pub fn connection(self: &Arc<Self>) -> ConnectionGuard {
+        self.connections.inc();
         ConnectionGuard(self.clone())
     }
 
     /// Open WebSocket connections.
     #[must_use]
     pub fn connections(&self) -> u64 {
-        u64::try_from(self.connections.load(Ordering::Relaxed)).unwrap_or(0)
+        u64::try_from(self.connections.get()).unwrap_or(0)
     }
 
     /// One more action applied.
     pub fn action_applied(&self) {
-        self.actions_applied.fetch_add(1, Ordering::Relaxed);
+        self.actions_applied.inc();
     }
 
     /// Actions applied so far.
     #[must_use]
     pub fn actions_applied(&self) -> u64 {
-        self.actions_applied.load(Ordering::Relaxed)
+        self.actions_applied.get()
     }
 
     /// One more `rejected` answer with `code`.
     pub fn action_rejected(&self, code: &'static str) {
-        let mut map = self.rejected.lock().expect("metrics lock");
-        *map.entry(code).or_default() += 1;
+        self.rejected.get_or_create(&[("code", code)]).inc();
     }
 
     /// One more game won.
     pub fn game_finished(&self) {
-        self.games_finished.fetch_add(1, Ordering::Relaxed);
+        self.games_finished.inc();
     }
 
     /// Games won so far.
     #[must_use]
     pub fn games_finished(&self) -> u64 {
-        self.games_finished.load(Ordering::Relaxed)
+        self.games_finished.get()
     }
 
     /// Time since start.
@@ -207,71 +234,13 @@ impl Metrics {
     /// Every metric in the Prometheus text format.
     #[must_use]
     pub fn render(&self) -> String {
+        self.uptime
+            .set(i64::try_from(self.uptime().as_secs()).unwrap_or(i64::MAX));
         let mut out = String::with_capacity(4096);
-        let _ = writeln!(out, "# HELP catan_rooms Rooms held, by status.");
-        let _ = writeln!(out, "# TYPE catan_rooms gauge");
-        for (s, label) in STATUSES {
-            let _ = writeln!(out, "catan_rooms{{status=\"{label}\"}} {}", self.rooms(s));
-        }
-        let _ = writeln!(
-            out,
-            "# HELP catan_connections Open WebSocket connections.\n\
-             # TYPE catan_connections gauge\n\
-             catan_connections {}",
-            self.connections()
-        );
-        let _ = writeln!(
-            out,
-            "# HELP catan_actions_applied_total Actions accepted by the engine and stored.\n\
-             # TYPE catan_actions_applied_total counter\n\
-             catan_actions_applied_total {}",
-            self.actions_applied()
-        );
-        let _ = writeln!(
-            out,
-            "# HELP catan_actions_rejected_total Actions refused, by code.\n\
-             # TYPE catan_actions_rejected_total counter"
-        );
-        for (code, n) in self.rejected.lock().expect("metrics lock").iter() {
-            let _ = writeln!(
-                out,
-                "catan_actions_rejected_total{{code=\"{}\"}} {n}",
-                escape_label(code)
-            );
-        }
-        self.action_latency.render(
-            &mut out,
-            "catan_action_latency_seconds",
-            "From a room receiving a client's action to the broadcast of its events.",
-        );
-        self.store_write.render(
-            &mut out,
-            "catan_store_write_seconds",
-            "Duration of each write to the game store.",
-        );
-        let _ = writeln!(
-            out,
-            "# HELP catan_games_finished_total Games that reached a winner.\n\
-             # TYPE catan_games_finished_total counter\n\
-             catan_games_finished_total {}",
-            self.games_finished()
-        );
-        let _ = writeln!(
-            out,
-            "# HELP catan_uptime_seconds Seconds since the server started.\n\
-             # TYPE catan_uptime_seconds gauge\n\
-             catan_uptime_seconds {}",
-            self.uptime().as_secs()
-        );
+        // Writing to a `String` cannot fail.
+        let _ = prometheus_text::encode(&mut out, &self.registry);
         out
     }
-}
-
-/// Escapes a label value (backslash, double quote, newline).
-fn escape_label(v: &str) -> String {
-    v.replace('\\', "\\\\")
-        .replace('"', "\\\"")
-        .replace('\n', "\\n")
 }
 
 #[cfg(test)]
@@ -334,6 +303,87 @@ mod tests {
             let (_, value) = line.rsplit_once(' ').expect("name and value");
             assert!(value.parse::<f64>().is_ok(), "{line}");
         }
-        assert_eq!(escape_label("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+    }
+
+    /// The output of the hand-written encoder this module had before
+    /// `prometheus-client`, for the state built in the test below.
+    const BEFORE: &str = r#"# HELP catan_rooms Rooms held, by status.
+# TYPE catan_rooms gauge
+catan_rooms{status="lobby"} 1
+catan_rooms{status="playing"} 1
+catan_rooms{status="finished"} 0
+# HELP catan_connections Open WebSocket connections.
+# TYPE catan_connections gauge
+catan_connections 1
+# HELP catan_actions_applied_total Actions accepted by the engine and stored.
+# TYPE catan_actions_applied_total counter
+catan_actions_applied_total 7
+# HELP catan_actions_rejected_total Actions refused, by code.
+# TYPE catan_actions_rejected_total counter
+catan_actions_rejected_total{code="not_your_turn"} 2
+# HELP catan_action_latency_seconds From a room receiving a client's action to the broadcast of its events.
+# TYPE catan_action_latency_seconds histogram
+catan_action_latency_seconds_bucket{le="0.0001"} 1
+catan_action_latency_seconds_bucket{le="0.00025"} 1
+catan_action_latency_seconds_bucket{le="0.0005"} 1
+catan_action_latency_seconds_bucket{le="0.001"} 1
+catan_action_latency_seconds_bucket{le="0.0025"} 1
+catan_action_latency_seconds_bucket{le="0.005"} 2
+catan_action_latency_seconds_bucket{le="0.01"} 2
+catan_action_latency_seconds_bucket{le="0.025"} 2
+catan_action_latency_seconds_bucket{le="0.05"} 2
+catan_action_latency_seconds_bucket{le="0.1"} 2
+catan_action_latency_seconds_bucket{le="0.25"} 2
+catan_action_latency_seconds_bucket{le="0.5"} 2
+catan_action_latency_seconds_bucket{le="1"} 2
+catan_action_latency_seconds_bucket{le="2.5"} 2
+catan_action_latency_seconds_bucket{le="+Inf"} 3
+catan_action_latency_seconds_sum 10.00305
+catan_action_latency_seconds_count 3
+# HELP catan_store_write_seconds Duration of each write to the game store.
+# TYPE catan_store_write_seconds histogram
+catan_store_write_seconds_bucket{le="0.0001"} 0
+catan_store_write_seconds_bucket{le="0.00025"} 0
+catan_store_write_seconds_bucket{le="0.0005"} 0
+catan_store_write_seconds_bucket{le="0.001"} 0
+catan_store_write_seconds_bucket{le="0.0025"} 1
+catan_store_write_seconds_bucket{le="0.005"} 1
+catan_store_write_seconds_bucket{le="0.01"} 1
+catan_store_write_seconds_bucket{le="0.025"} 1
+catan_store_write_seconds_bucket{le="0.05"} 1
+catan_store_write_seconds_bucket{le="0.1"} 1
+catan_store_write_seconds_bucket{le="0.25"} 1
+catan_store_write_seconds_bucket{le="0.5"} 1
+catan_store_write_seconds_bucket{le="1"} 1
+catan_store_write_seconds_bucket{le="2.5"} 1
+catan_store_write_seconds_bucket{le="+Inf"} 1
+catan_store_write_seconds_sum 0.0012
+catan_store_write_seconds_count 1
+# HELP catan_games_finished_total Games that reached a winner.
+# TYPE catan_games_finished_total counter
+catan_games_finished_total 1
+# HELP catan_uptime_seconds Seconds since the server started.
+# TYPE catan_uptime_seconds gauge
+catan_uptime_seconds 0
+"#;
+
+    #[test]
+    fn the_exposition_is_the_one_the_hand_written_encoder_produced() {
+        let m = std::sync::Arc::new(Metrics::default());
+        m.room_moved(None, Some(RoomStatus::Lobby));
+        m.room_moved(None, Some(RoomStatus::Lobby));
+        m.room_moved(Some(RoomStatus::Lobby), Some(RoomStatus::Playing));
+        let _guard = m.connection();
+        for _ in 0..7 {
+            m.action_applied();
+        }
+        m.action_rejected("not_your_turn");
+        m.action_rejected("not_your_turn");
+        m.game_finished();
+        m.action_latency.observe(Duration::from_micros(50));
+        m.action_latency.observe(Duration::from_millis(3));
+        m.action_latency.observe(Duration::from_secs(10));
+        m.store_write.observe(Duration::from_micros(1200));
+        assert_eq!(m.render(), BEFORE);
     }
 }
