@@ -7,14 +7,13 @@ pub fn new_token() -> String {
     format!("{:032x}", rand::random::<u128>())
 }
 
-/// Compares two tokens without leaking where they differ through timing.
+/// Compares two tokens (or their digests) without leaking where they differ through
+/// timing. Every token check (host, seat, admin) goes through here. Only the lengths
+/// may show; callers compare SHA-256 digests, whose length is public.
 #[must_use]
 pub fn matches(expected: &str, given: &str) -> bool {
-    let (a, b) = (expected.as_bytes(), given.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    use subtle::ConstantTimeEq;
+    expected.as_bytes().ct_eq(given.as_bytes()).into()
 }
 
 #[cfg(test)]
@@ -30,5 +29,6 @@ mod tests {
         assert!(matches(&a, &a.clone()));
         assert!(!matches(&a, &b));
         assert!(!matches(&a, ""));
+        assert!(!matches(&a, &a[..31]), "a prefix is not the token");
     }
 }
