@@ -8,6 +8,7 @@ use catan_bots::{RandomBot, SeatDriver};
 use catan_protocol::{CreateRoomResponse, RoomInfo, ServerMessage, TakeSeatResponse};
 use catan_server::Config;
 use futures_util::{SinkExt, StreamExt};
+use secrecy::ExposeSecret;
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
@@ -48,7 +49,7 @@ impl TestServer {
             .expect("bind");
         let addr = listener.local_addr().expect("addr");
         let (admin, admin_addr) = bind_admin(&config).await;
-        let admin_token = config.admin_token().map(str::to_owned);
+        let admin_token = config.admin_token().map(|t| t.expose_secret().to_owned());
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(catan_server::run_with(
             listener,
@@ -82,7 +83,7 @@ impl TestServer {
             .expect("bind");
         let addr = listener.local_addr().expect("addr");
         let (admin, admin_addr) = bind_admin(&config).await;
-        let admin_token = config.admin_token().map(str::to_owned);
+        let admin_token = config.admin_token().map(|t| t.expose_secret().to_owned());
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let state = catan_server::AppState::new(config, store);
         let task = tokio::spawn(catan_server::serve(listener, admin, state, async move {

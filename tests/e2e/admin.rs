@@ -18,7 +18,7 @@ pub const TOKEN: &str = "admin-token-for-the-e2e-suite-0123";
 
 pub(crate) async fn admin_server(tweak: impl FnOnce(&mut catan_server::Config)) -> TestServer {
     TestServer::start_with(|c| {
-        c.admin_token = Some(TOKEN.to_owned());
+        c.admin_token = Some(TOKEN.into());
         tweak(c);
     })
     .await
@@ -156,7 +156,7 @@ async fn admin_port_open_with(token: Option<&str>) -> bool {
     let admin = free_port().await;
     let mut config = catan_server::Config::for_tests();
     config.admin_bind = admin;
-    config.admin_token = token.map(str::to_owned);
+    config.admin_token = token.map(Into::into);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
@@ -422,8 +422,7 @@ async fn closing_a_room_tells_every_client_and_the_room_is_gone_and_not_restored
             .expect("store"),
     );
     let server =
-        TestServer::start_with_store(|c| c.admin_token = Some(TOKEN.to_owned()), store.clone())
-            .await;
+        TestServer::start_with_store(|c| c.admin_token = Some(TOKEN.into()), store.clone()).await;
     let (room, alice_token) = alice_and_two_bots(&server).await;
     let alice = server.connect(room, Some(&alice_token), None).await;
     let mut alice = until_only_this_client_may_act(alice).await;

@@ -179,7 +179,7 @@ async fn replay_checks(server: &TestServer, players: u8) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_finished_game_is_stored_in_sqlite_and_its_replay_rebuilds_it_exactly() {
     let (url, _dir) = fresh_sqlite_url();
-    let server = TestServer::start_with(|c| c.database_url = url).await;
+    let server = TestServer::start_with(|c| c.database_url = url.into()).await;
     replay_checks(&server, 3).await;
     server.stop().await;
 }
@@ -187,7 +187,7 @@ async fn a_finished_game_is_stored_in_sqlite_and_its_replay_rebuilds_it_exactly(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_finished_game_is_stored_in_postgres_and_its_replay_rebuilds_it_exactly() {
     let url = fresh_postgres_url().await;
-    let server = TestServer::start_with(|c| c.database_url = url).await;
+    let server = TestServer::start_with(|c| c.database_url = url.into()).await;
     replay_checks(&server, 4).await;
     server.stop().await;
 }

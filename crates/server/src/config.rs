@@ -5,9 +5,13 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use clap::Parser;
+use secrecy::{ExposeSecret, SecretString};
 
 /// Everything the server can be told at start-up.
-#[derive(Clone, Parser)]
+/// Secrets (the database URL, which may hold a password, and the admin token) are
+/// [`SecretString`]s: their `Debug` says `[REDACTED]`, and reading them takes an
+/// explicit `expose_secret()` where they are used.
+#[derive(Clone, Debug, Parser)]
 #[command(
     name = "catan-server",
     version,
@@ -25,11 +29,11 @@ pub struct Config {
     /// Database URL: `postgres://...` for PostgreSQL, `sqlite://FILE` for the embedded
     /// store. Default: an SQLite file `catan.db` in the working directory.
     #[arg(long, env = "DATABASE_URL", default_value = "sqlite://catan.db")]
-    pub database_url: String,
+    pub database_url: SecretString,
 
     /// Bearer token for the admin API. Without one the admin API is disabled.
     #[arg(long, env = "CATAN_ADMIN_TOKEN", hide_env_values = true)]
-    pub admin_token: Option<String>,
+    pub admin_token: Option<SecretString>,
 
     /// Origins allowed to call the HTTP API (CORS) and to open WebSockets, comma
     /// separated, e.g. `https://catan.example.org`; `*` allows any. Requests without
@@ -100,42 +104,6 @@ pub struct Config {
     pub shutdown_timeout_secs: u64,
 }
 
-impl std::fmt::Debug for Config {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Config")
-            .field("bind", &self.bind)
-            .field("admin_bind", &self.admin_bind)
-            .field("database_url", &redact_url(&self.database_url))
-            .field(
-                "admin_token",
-                &self.admin_token.as_ref().map(|_| "<redacted>"),
-            )
-            .field("allowed_origins", &self.allowed_origins)
-            .field("turn_timer_secs", &self.turn_timer_secs)
-            .field("trade_timeout_secs", &self.trade_timeout_secs)
-            .field("discard_timeout_secs", &self.discard_timeout_secs)
-            .field("max_message_bytes", &self.max_message_bytes)
-            .field("rate_limit_per_sec", &self.rate_limit_per_sec)
-            .field("max_rooms", &self.max_rooms)
-            .field("outbound_queue", &self.outbound_queue)
-            .field("bot_think_ms", &self.bot_think_ms)
-            .field("event_backlog", &self.event_backlog)
-            .field("ws_read_buffer", &self.ws_read_buffer)
-            .field("idle_room_secs", &self.idle_room_secs)
-            .field("finished_room_secs", &self.finished_room_secs)
-            .field("shutdown_timeout_secs", &self.shutdown_timeout_secs)
-            .finish()
-    }
-}
-
-/// Hides a password in a database URL for logs.
-fn redact_url(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(s), Some(at)) if at > s => format!("{}://<redacted>@{}", &url[..s], &url[at + 1..]),
-        _ => url.to_owned(),
-    }
-}
-
 impl Config {
     /// Defaults for tests: loopback on port 0, fast bots, no database file.
     #[must_use]
@@ -143,7 +111,7 @@ impl Config {
         let mut c = Config::parse_from(["catan-server"]);
         c.bind = "127.0.0.1:0".parse().expect("addr");
         c.admin_bind = "127.0.0.1:0".parse().expect("addr");
-        c.database_url = "sqlite::memory:".to_owned();
+        c.database_url = "sqlite::memory:".into();
         c.bot_think_ms = 0;
         // Test clients play at full speed on loopback.
         c.rate_limit_per_sec = 100_000;
@@ -153,8 +121,10 @@ impl Config {
     /// The admin token, when one is set and not empty (an empty one disables the
     /// admin API rather than accepting an empty bearer token).
     #[must_use]
-    pub fn admin_token(&self) -> Option<&str> {
-        self.admin_token.as_deref().filter(|t| !t.trim().is_empty())
+    pub fn admin_token(&self) -> Option<&SecretString> {
+        self.admin_token
+            .as_ref()
+            .filter(|t| !t.expose_secret().trim().is_empty())
     }
 
     /// The options a new room gets for every field its creator leaves out: the
@@ -194,5 +164,7 @@ mod tests {
         let s = format!("{c:?}");
         assert!(!s.contains("hunter2"));
         assert!(!s.contains("pw@"));
+        assert!(!s.contains("user"));
+        assert!(s.contains("[REDACTED]"));
     }
 }

@@ -43,6 +43,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::routing::{delete, get, post};
+use secrecy::ExposeSecret;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -213,7 +214,7 @@ pub async fn run_with(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let store = store::SqlStore::connect(&config.database_url)
+    let store = store::SqlStore::connect(config.database_url.expose_secret())
         .await
         .map_err(std::io::Error::other)?;
     let state = AppState::new(config, Arc::new(store));

@@ -14,6 +14,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use catan_engine::Seat;
+use secrecy::{ExposeSecret, SecretString};
 use tracing::{info, warn};
 use uuid::Uuid;
 
@@ -42,10 +43,10 @@ struct Admin {
 }
 
 /// The admin router, guarded by `token`.
-pub fn router(app: AppState, token: &str) -> Router {
+pub fn router(app: AppState, token: &SecretString) -> Router {
     let admin = Admin {
         app,
-        token_hash: store::sha256_hex(token).into(),
+        token_hash: store::sha256_hex(token.expose_secret()).into(),
     };
     Router::new()
         .route("/admin/rooms", get(list_rooms))
