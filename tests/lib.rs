@@ -602,42 +602,20 @@ impl Table {
 }
 
 /// A fresh SQLite database file in a new temporary directory (kept alive by the
-/// returned guard).
+/// returned guard, removed when it is dropped).
+///
+/// # Panics
+/// If the directory cannot be created.
 #[must_use]
-pub fn fresh_sqlite_url() -> (String, TempDir) {
-    let dir = TempDir::new();
+pub fn fresh_sqlite_url() -> (String, tempfile::TempDir) {
+    let dir = tempfile::Builder::new()
+        .prefix("catan-e2e-")
+        .tempdir()
+        .expect("temp dir");
     (
-        format!("sqlite://{}", dir.path.join("catan.db").display()),
+        format!("sqlite://{}", dir.path().join("catan.db").display()),
         dir,
     )
-}
-
-/// A temporary directory, removed on drop.
-pub struct TempDir {
-    /// Its path.
-    pub path: std::path::PathBuf,
-}
-
-impl TempDir {
-    /// Creates a new, empty directory under the system temp dir.
-    #[must_use]
-    pub fn new() -> TempDir {
-        let path = std::env::temp_dir().join(format!("catan-e2e-{}", Uuid::new_v4()));
-        std::fs::create_dir_all(&path).expect("temp dir");
-        TempDir { path }
-    }
-}
-
-impl Default for TempDir {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
 }
 
 /// The PostgreSQL server tests use: `CATAN_TEST_POSTGRES_URL`, by default the local
