@@ -692,7 +692,7 @@ mod faulty {
     use super::FaultyStore;
 
     fn down() -> StoreError {
-        StoreError::Database(sqlx::Error::PoolTimedOut)
+        StoreError::from(sqlx::Error::PoolTimedOut)
     }
 
     #[async_trait]
@@ -727,7 +727,7 @@ mod faulty {
         async fn finished_games(&self, q: &GameQuery) -> Result<Vec<GameRecord>, StoreError> {
             self.inner.finished_games(q).await
         }
-        async fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
+        async fn game(&self, id: Uuid) -> Result<GameRecord, StoreError> {
             self.inner.game(id).await
         }
         async fn actions(&self, id: Uuid) -> Result<Vec<ActionRecord>, StoreError> {

@@ -138,7 +138,7 @@ async fn shutdown_waits_for_a_result_still_being_written() {
     let (server, id, mut watcher) = finished_bots_game(store.clone(), 10).await;
     // The result write has just begun when the shutdown starts.
     let (took, ()) = tokio::join!(server.shutdown(), expect_shutdown_close(&mut watcher));
-    let stored = store.inner.game(id).await.expect("read").expect("game");
+    let stored = store.inner.game(id).await.expect("the game is stored");
     assert!(
         stored.finished.is_some(),
         "the result was written before the server returned"
@@ -166,6 +166,6 @@ async fn shutdown_gives_up_on_a_write_that_never_succeeds_at_its_bound() {
         store.finish_calls.load(Ordering::SeqCst) >= 3,
         "kept retrying, faster once shutting down"
     );
-    let stored = store.inner.game(id).await.expect("read").expect("game");
+    let stored = store.inner.game(id).await.expect("the game is stored");
     assert!(stored.finished.is_none());
 }

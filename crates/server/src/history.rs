@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use crate::AppState;
 use crate::error::{ApiError, LobbyError};
-use crate::store::{GameQuery, GameRecord, PlayerRecord};
+use crate::store::{GameQuery, GameRecord, PlayerRecord, StoreError};
 
 /// A stored game as the wire shows it: the seed and salt only once finished.
 fn summary(r: &GameRecord) -> GameSummary {
@@ -28,7 +28,7 @@ fn summary(r: &GameRecord) -> GameSummary {
     }
 }
 
-fn store_down(e: &crate::store::StoreError) -> LobbyError {
+fn store_down(e: &StoreError) -> LobbyError {
     tracing::warn!(error = %e, "store error");
     LobbyError::StoreUnavailable
 }
@@ -59,12 +59,11 @@ pub async fn list_games(
 
 async fn record(state: &AppState, id: &str) -> Result<GameRecord, LobbyError> {
     let id = Uuid::parse_str(id).map_err(|_| LobbyError::RoomNotFound)?;
-    state
-        .store
-        .game(id)
-        .await
-        .map_err(|e| store_down(&e))?
-        .ok_or(LobbyError::RoomNotFound)
+    match state.store.game(id).await {
+        Ok(game) => Ok(game),
+        Err(StoreError::NotFound(_)) => Err(LobbyError::RoomNotFound),
+        Err(e) => Err(store_down(&e)),
+    }
 }
 
 /// `GET /api/games/{id}`

@@ -52,7 +52,6 @@ impl Writer {
     /// Appends `record` to `game`'s log; returns once it is committed.
     pub(super) async fn append(&self, game: Uuid, record: ActionRecord) -> Result<(), StoreError> {
         let (reply, answer) = oneshot::channel();
-        let gone = || StoreError::Corrupt("the store's writer task has stopped".to_owned());
         self.tx
             .send(Append {
                 game,
@@ -60,8 +59,8 @@ impl Writer {
                 reply,
             })
             .await
-            .map_err(|_| gone())?;
-        answer.await.map_err(|_| gone())?
+            .map_err(|_| StoreError::writer_stopped())?;
+        answer.await.map_err(|_| StoreError::writer_stopped())?
     }
 }
 
@@ -105,9 +104,15 @@ impl Connection {
     /// Keeping one connection matters for SQLite: each connection has its own page
     /// cache, and SQLite drops it whenever another connection wrote, so batches that
     /// took turns on a pool's connections read every index page back from the file.
-    /// After an error the connection is given back (it may be broken).
+    /// After an error the connection is given back (it may be broken); once the pool
+    /// is closed, nothing is written.
     async fn execute(&mut self, sql: &str, json: String) -> Result<u64, sqlx::Error> {
         let q = sqlx::query(sql).bind(json);
+        if self.pool.is_closed() {
+            // The store was closed: stop writing on the connection kept from before.
+            self.held = None;
+            return Err(sqlx::Error::PoolClosed);
+        }
         if !self.hold {
             return Ok(q.execute(&self.pool).await?.rows_affected());
         }

@@ -53,7 +53,7 @@ impl Store for Metered {
     async fn finished_games(&self, query: &GameQuery) -> Result<Vec<GameRecord>, StoreError> {
         self.inner.finished_games(query).await
     }
-    async fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
+    async fn game(&self, id: Uuid) -> Result<GameRecord, StoreError> {
         self.inner.game(id).await
     }
     async fn actions(&self, id: Uuid) -> Result<Vec<ActionRecord>, StoreError> {

@@ -109,6 +109,14 @@ impl SqlStore {
         Ok(SqlStore { pool, writer })
     }
 
+    /// Closes the store: every later call fails with [`StoreError::Unavailable`], as
+    /// if the database had gone away. Connections in use are closed once given back.
+    pub fn close(&self) {
+        // Closing marks the pool closed at once; the returned future would only wait
+        // for connections in use, and the writer holds one until its next batch.
+        drop(self.pool.close());
+    }
+
     async fn players(&self, id: &str) -> Result<Vec<PlayerRecord>, StoreError> {
         let rows = sqlx::query(
             "SELECT seat, name, bot, token_hash, final_vp, vp_cards FROM game_players \
@@ -307,15 +315,13 @@ impl Store for SqlStore {
         Ok(out)
     }
 
-    async fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
+    async fn game(&self, id: Uuid) -> Result<GameRecord, StoreError> {
         let row = sqlx::query(&format!("SELECT {GAME_COLUMNS} FROM games WHERE id = $1"))
             .bind(id.to_string())
             .fetch_optional(&self.pool)
-            .await?;
-        match row {
-            Some(r) => Ok(Some(self.record(&r).await?)),
-            None => Ok(None),
-        }
+            .await?
+            .ok_or_else(|| StoreError::NotFound(format!("game {id}")))?;
+        self.record(&row).await
     }
 
     async fn actions(&self, id: Uuid) -> Result<Vec<ActionRecord>, StoreError> {
