@@ -1,15 +1,21 @@
-//! The store contract, run against both databases: SQLite (the embedded default) and
-//! PostgreSQL (a fresh database per test, on the server `.ci/run` provides).
+//! The store contract: one set of contract functions, generic over [`Store`], run
+//! against every implementation: SQLite (a file, the embedded default, and
+//! `sqlite::memory:`), PostgreSQL (a fresh database per contract, on the server
+//! `.ci/run` provides), and the test harness's fault-injecting wrapper, each behind
+//! the metrics wrapper the server puts around every store.
 
 use catan_engine::{Action, FinalScore, Seat};
 use catan_protocol::{BotKind, RoomOptions};
+use std::sync::Arc;
+
+use catan_server::metrics::Metrics;
 use catan_server::store::{
-    ActionRecord, Finish, GameQuery, GameStatus, NewGame, PlayerRecord, SqlStore, Store,
-    seed_commitment, sha256_hex,
+    ActionRecord, Finish, GameQuery, GameStatus, Metered, NewGame, PlayerRecord, SqlStore, Store,
+    StoreError, seed_commitment, sha256_hex,
 };
 use uuid::Uuid;
 
-use catan_e2e::{fresh_postgres_url, fresh_sqlite_url};
+use catan_e2e::{FaultyStore, fresh_postgres_url, fresh_sqlite_url};
 
 fn options() -> RoomOptions {
     RoomOptions {
@@ -65,7 +71,8 @@ fn action(seq: u64, seat: Option<u8>) -> ActionRecord {
     }
 }
 
-async fn contract(store: SqlStore) {
+/// Games, logs and results come back as stored.
+async fn contract_games_logs_and_results<S: Store + ?Sized>(store: &S) {
     store.health().await.expect("healthy");
     let a = new_game(["ann", "bob", "bot"], 1_000);
     let b = new_game(["cyd", "ann", "bot"], 2_000);
@@ -79,12 +86,8 @@ async fn contract(store: SqlStore) {
             .expect("append");
     }
     // The log is append-only with a unique (game, seq): a duplicate is refused.
-    assert!(
-        store
-            .append_action(a.id, &action(3, Some(0)))
-            .await
-            .is_err()
-    );
+    let dup = store.append_action(a.id, &action(3, Some(0))).await;
+    assert!(matches!(dup, Err(StoreError::Conflict(_))), "{dup:?}");
     let log = store.actions(a.id).await.expect("actions");
     assert_eq!(
         log,
@@ -96,15 +99,16 @@ async fn contract(store: SqlStore) {
     // Appends from many rooms at once are written together (group commit, in
     // statements of several shapes inside one transaction); a duplicate among them is
     // refused on its own and every other one is stored exactly once.
-    let appends = (0..300u64).map(|i| {
-        let store = store.clone();
-        async move { store.append_action(b.id, &action(i, Some(2))).await }
-    });
+    let records: Vec<ActionRecord> = (0..300).map(|i| action(i, Some(2))).collect();
+    let appends = records.iter().map(|r| store.append_action(b.id, r));
     let again = action(0, Some(1));
     let duplicate = store.append_action(a.id, &again);
     let (results, dup) = tokio::join!(futures_util::future::join_all(appends), duplicate);
     assert!(results.iter().all(Result::is_ok), "{results:?}");
-    assert!(dup.is_err(), "the duplicate in the batch is refused");
+    assert!(
+        matches!(dup, Err(StoreError::Conflict(_))),
+        "the duplicate in the batch is refused: {dup:?}"
+    );
     let log_b = store.actions(b.id).await.expect("actions");
     assert_eq!(
         log_b,
@@ -196,20 +200,195 @@ async fn contract(store: SqlStore) {
         vec![a.id]
     );
 
-    let got = store.game(a.id).await.expect("get").expect("exists");
+    let got = store.game(a.id).await.expect("get");
     assert_eq!(got.status, GameStatus::Finished);
     let fin = got.finished.expect("finished");
     assert_eq!(fin.winner, Seat(0));
     assert_eq!(fin.scores, scores(0));
     assert_eq!(got.players[0].final_vp, Some(10));
     assert_eq!(got.players[2].vp_cards, Some(2));
-    assert!(store.game(Uuid::new_v4()).await.expect("get").is_none());
+}
+
+/// Reading what no game has is `NotFound`, with no error for an empty log.
+async fn contract_a_missing_game_is_not_found<S: Store + ?Sized>(store: &S) {
+    let missing = store.game(Uuid::new_v4()).await;
+    assert!(
+        matches!(missing, Err(StoreError::NotFound(_))),
+        "{missing:?}"
+    );
+    assert_eq!(store.actions(Uuid::new_v4()).await.expect("log"), vec![]);
+    // An action of a game that is not stored refers to nothing.
+    let orphan = store.append_action(Uuid::new_v4(), &action(0, None)).await;
+    assert!(matches!(orphan, Err(StoreError::NotFound(_))), "{orphan:?}");
+}
+
+/// A taken key is a `Conflict`: the same game twice, the same action index twice.
+async fn contract_duplicates_conflict<S: Store + ?Sized>(store: &S) {
+    let g = new_game(["ann", "bob", "bot"], 1_000);
+    store.create_game(&g).await.expect("create");
+    let again = store.create_game(&g).await;
+    assert!(matches!(again, Err(StoreError::Conflict(_))), "{again:?}");
+    store
+        .append_action(g.id, &action(0, Some(1)))
+        .await
+        .expect("append");
+    let dup = store.append_action(g.id, &action(0, Some(2))).await;
+    assert!(matches!(dup, Err(StoreError::Conflict(_))), "{dup:?}");
+    assert_eq!(
+        store.actions(g.id).await.expect("log"),
+        vec![action(0, Some(1))]
+    );
+}
+
+/// A stored value that does not decode is `Corrupt`, not a missing game or an
+/// unreachable database. `url` reaches the store's database directly.
+async fn contract_a_corrupt_row_is_corrupt<S: Store + ?Sized>(store: &S, url: &str) {
+    use sqlx::Connection;
+    let g = new_game(["ann", "bob", "bot"], 1_000);
+    store.create_game(&g).await.expect("create");
+    store
+        .append_action(g.id, &action(0, Some(1)))
+        .await
+        .expect("append");
+    sqlx::any::install_default_drivers();
+    let mut db = sqlx::AnyConnection::connect(url)
+        .await
+        .expect("direct connection");
+    sqlx::query("UPDATE game_actions SET action = '{\"not an action' WHERE game_id = $1")
+        .bind(g.id.to_string())
+        .execute(&mut db)
+        .await
+        .expect("garbage action");
+    let log = store.actions(g.id).await;
+    assert!(matches!(log, Err(StoreError::Corrupt(_))), "{log:?}");
+    sqlx::query("UPDATE games SET options = 'garbage' WHERE id = $1")
+        .bind(g.id.to_string())
+        .execute(&mut db)
+        .await
+        .expect("garbage options");
+    let game = store.game(g.id).await;
+    assert!(matches!(game, Err(StoreError::Corrupt(_))), "{game:?}");
+    let unfinished = store.unfinished_games().await;
+    assert!(
+        matches!(unfinished, Err(StoreError::Corrupt(_))),
+        "{unfinished:?}"
+    );
+}
+
+/// A store whose database is gone answers `Unavailable` to every call.
+async fn contract_a_gone_database_is_unavailable<S: Store + ?Sized>(gone: &S) {
+    fn unavailable<T: std::fmt::Debug>(r: Result<T, StoreError>, call: &str) {
+        assert!(
+            matches!(r, Err(StoreError::Unavailable(_))),
+            "{call}: {r:?}"
+        );
+    }
+    let g = new_game(["ann", "bob", "bot"], 1_000);
+    unavailable(gone.health().await, "health");
+    unavailable(gone.create_game(&g).await, "create_game");
+    unavailable(
+        gone.append_action(g.id, &action(0, None)).await,
+        "append_action",
+    );
+    unavailable(gone.game(g.id).await, "game");
+    unavailable(gone.actions(g.id).await, "actions");
+    unavailable(gone.unfinished_games().await, "unfinished_games");
+    unavailable(gone.abandon_game(g.id).await, "abandon_game");
+}
+
+/// One implementation under test, on a fresh database.
+struct Subject {
+    /// The store, as the server sees it (behind the metrics wrapper).
+    store: Arc<dyn Store>,
+    /// The SQL store underneath, to close it.
+    sql: SqlStore,
+    /// Its database's URL, when another connection can reach it.
+    url: Option<String>,
+    /// Keeps an SQLite file's directory.
+    _dir: Option<tempfile::TempDir>,
+}
+
+/// The implementations.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    SqliteFile,
+    SqliteMemory,
+    Postgres,
+    Faulty,
+}
+
+async fn open(kind: Kind) -> Subject {
+    let (url, dir) = match kind {
+        Kind::SqliteFile | Kind::Faulty => {
+            let (url, dir) = fresh_sqlite_url();
+            (url, Some(dir))
+        }
+        Kind::SqliteMemory => ("sqlite::memory:".to_owned(), None),
+        Kind::Postgres => (fresh_postgres_url().await, None),
+    };
+    let sql = SqlStore::connect(&url).await.expect("connect");
+    let inner: Arc<dyn Store> = match kind {
+        Kind::Faulty => Arc::new(FaultyStore::new(sql.clone())),
+        _ => Arc::new(sql.clone()),
+    };
+    Subject {
+        store: Arc::new(Metered::new(inner, Arc::new(Metrics::default()))),
+        sql,
+        url: (!matches!(kind, Kind::SqliteMemory)).then_some(url),
+        _dir: dir,
+    }
+}
+
+/// Every contract against `kind`, each on a fresh database.
+async fn every_contract(kind: Kind) {
+    contract_games_logs_and_results(&*open(kind).await.store).await;
+    contract_a_missing_game_is_not_found(&*open(kind).await.store).await;
+    contract_duplicates_conflict(&*open(kind).await.store).await;
+    let s = open(kind).await;
+    if let Some(url) = &s.url {
+        contract_a_corrupt_row_is_corrupt(&*s.store, url).await;
+    }
+    let s = open(kind).await;
+    s.sql.close();
+    contract_a_gone_database_is_unavailable(&*s.store).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_sqlite_store_keeps_games_logs_and_results() {
+async fn the_sqlite_file_store_keeps_the_contract() {
+    every_contract(Kind::SqliteFile).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_in_memory_sqlite_store_keeps_the_contract() {
+    every_contract(Kind::SqliteMemory).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_postgres_store_keeps_the_contract() {
+    every_contract(Kind::Postgres).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_fault_injecting_store_keeps_the_contract_when_it_injects_nothing() {
+    every_contract(Kind::Faulty).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_that_cannot_be_reached_at_start_up_is_unavailable() {
+    // Nothing listens on port 1.
+    let pg = SqlStore::connect("postgres://postgres@127.0.0.1:1/catan").await;
+    assert!(matches!(pg, Err(StoreError::Unavailable(_))), "{pg:?}");
+    let sqlite = SqlStore::connect("sqlite:///nonexistent-catan-dir/catan.db").await;
+    assert!(
+        matches!(sqlite, Err(StoreError::Unavailable(_))),
+        "{sqlite:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reopened_sqlite_file_applies_no_migration_twice_and_finds_the_data() {
     let (url, _dir) = fresh_sqlite_url();
-    contract(SqlStore::connect(&url).await.expect("sqlite")).await;
+    contract_games_logs_and_results(&SqlStore::connect(&url).await.expect("sqlite")).await;
     // Reopening the same file applies no migration twice and finds the data.
     let again = SqlStore::connect(&url).await.expect("reopen");
     assert_eq!(
@@ -227,9 +406,9 @@ async fn the_sqlite_store_keeps_games_logs_and_results() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_postgres_store_keeps_games_logs_and_results() {
+async fn a_reopened_postgres_database_applies_no_migration_twice_and_finds_the_data() {
     let url = fresh_postgres_url().await;
-    contract(SqlStore::connect(&url).await.expect("postgres")).await;
+    contract_games_logs_and_results(&SqlStore::connect(&url).await.expect("postgres")).await;
     let again = SqlStore::connect(&url).await.expect("reopen");
     assert_eq!(
         again
