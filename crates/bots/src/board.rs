@@ -1,7 +1,8 @@
 //! What a bot reads off a view: who owns which intersection and path, what each
 //! intersection yields in pips, where settlements may still go, and harbors.
 
-use catan_engine::board::{EDGE_COUNT, EdgeMask, VERTEX_COUNT, topology};
+use catan_engine::board::{EDGE_COUNT, EdgeMask, VERTEX_COUNT, VertexMask, topology};
+use catan_engine::rules;
 use catan_engine::{
     EdgeId, GameView, PlayerView, PrivateView, Resource, Resources, Seat, TileId, VertexId,
 };
@@ -36,6 +37,8 @@ pub(crate) struct Board<'a> {
     road: [Option<Seat>; EDGE_COUNT],
     /// Harbor of each intersection: `Some(None)` generic 3:1, `Some(Some(r))` 2:1.
     harbor: [Option<Option<Resource>>; VERTEX_COUNT],
+    /// Intersections with any building, for the engine's rule functions.
+    occupied: VertexMask,
 }
 
 impl<'a> Board<'a> {
@@ -63,6 +66,7 @@ impl<'a> Board<'a> {
             building,
             road,
             harbor,
+            occupied: view.occupied_vertices(),
         })
     }
 
@@ -125,12 +129,10 @@ impl<'a> Board<'a> {
         pips(self.view.map.numbers[t.index()])
     }
 
-    /// Whether a settlement may stand on `v` by the distance rule.
+    /// Whether a settlement may stand on `v` by the distance rule, as the
+    /// engine decides it.
     pub fn is_free_spot(&self, v: VertexId) -> bool {
-        self.building(v).is_none()
-            && topology().vertex_neighbors[v.index()]
-                .iter()
-                .all(|n| self.building(*n).is_none())
+        rules::distance_ok(self.occupied, v)
     }
 
     /// Pips per resource that a settlement on `v` would collect.
@@ -222,39 +224,21 @@ impl<'a> Board<'a> {
         self.building(v).is_none_or(|(s, _)| s == seat)
     }
 
-    /// `seat`'s longest route if it also had the roads in `extra`.
+    /// `seat`'s longest route if it also had the roads in `extra`, measured
+    /// by the engine.
     pub fn longest_route(&self, seat: Seat, extra: EdgeMask) -> u32 {
-        let roads = self.roads_of(seat) | extra;
-        let topo = topology();
-        let mut best = 0;
-        let mut m = roads;
-        while m != 0 {
-            let e = m.trailing_zeros() as usize;
-            m &= m - 1;
-            for v in topo.edge_vertices[e] {
-                best = best.max(self.route_from(v, seat, roads, 0));
-            }
-        }
-        best
+        let own = self.view.buildings_of(seat);
+        u32::from(rules::route_length(
+            self.roads_of(seat) | extra,
+            own,
+            self.occupied,
+        ))
     }
 
-    /// The longest trail from `at` over unused roads in `roads`.
-    fn route_from(&self, at: VertexId, seat: Seat, roads: EdgeMask, used: EdgeMask) -> u32 {
-        let topo = topology();
-        let mut best = 0;
-        for &e in &topo.vertex_edges[at.index()] {
-            if roads & e.bit() == 0 || used & e.bit() != 0 {
-                continue;
-            }
-            let next = topo.other_end(e, at);
-            let len = if self.passable(next, seat) {
-                1 + self.route_from(next, seat, roads, used | e.bit())
-            } else {
-                1
-            };
-            best = best.max(len);
-        }
-        best
+    /// Empty paths where the viewer could build a road now, cards and pieces aside
+    /// as the engine lists them.
+    pub fn road_spots(&self) -> EdgeMask {
+        self.view.road_spots(self.seat())
     }
 
     /// Tiles that touch one of `seat`'s buildings.

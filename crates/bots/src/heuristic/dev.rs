@@ -2,14 +2,13 @@
 //! Army is one Knight away, Monopoly on what opponents likely hold, Year of Plenty
 //! for the next build, Road Building when roads lead somewhere.
 
+use catan_engine::rules::LARGEST_ARMY_MIN;
 use catan_engine::{Action, DevCard, Resource, Resources};
 
 use super::{goals, robber};
 use crate::board::Board;
 use crate::plan::{self, Goal};
 
-/// Largest Army needs at least this many Knights.
-const LARGEST_ARMY_MIN: u8 = 3;
 /// Cards a Monopoly should bring in to be worth playing.
 const MONOPOLY_WORTH: f32 = 2.5;
 

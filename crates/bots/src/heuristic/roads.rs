@@ -2,7 +2,7 @@
 //! Road. Roads that do neither are not built (except when Road Building forces one).
 
 use catan_engine::board::{EDGE_COUNT, topology};
-use catan_engine::{Action, EdgeId, VertexId};
+use catan_engine::{Action, EdgeId, VertexId, rules};
 
 use crate::board::Board;
 
@@ -16,22 +16,14 @@ const WORTHWHILE: f32 = 4.0;
 /// The same once expanding is the only way to grow: any spot will do.
 const LAST_RESORT: f32 = 1.0;
 /// Longest Road needs at least this many roads.
-const LONGEST_ROAD_MIN: u32 = 5;
+const LONGEST_ROAD_MIN: u32 = rules::LONGEST_ROAD_MIN as u32;
 
 /// Empty paths where the viewer could build a road now, cards aside.
 pub(super) fn candidates(b: &Board) -> Vec<EdgeId> {
-    let topo = topology();
-    let me = b.seat();
-    let mine = b.my_roads();
+    let spots = b.road_spots();
     (0..EDGE_COUNT)
         .map(|e| EdgeId(e as u8))
-        .filter(|&e| {
-            b.road(e).is_none()
-                && topo.edge_vertices[e.index()].iter().any(|&v| {
-                    b.building(v).is_some_and(|(s, _)| s == me)
-                        || (b.passable(v, me) && topo.vertex_edge_mask[v.index()] & mine != 0)
-                })
-        })
+        .filter(|e| spots & e.bit() != 0)
         .collect()
 }
 

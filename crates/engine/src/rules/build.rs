@@ -15,6 +15,7 @@ const ALL_VERTICES: VertexMask = (1u64 << VERTEX_COUNT) - 1;
 /// buildings stand on `occupied`, that is `v` and all its neighbours are empty. Roads
 /// and cards aside; the game checks it exactly this way, and views and bots ask it
 /// here rather than knowing the rule.
+///
 /// An id off the board (54 and above) is never allowed.
 #[inline]
 #[must_use]
@@ -23,6 +24,43 @@ pub fn distance_ok(occupied: VertexMask, v: VertexId) -> bool {
         return false;
     };
     occupied & (v.bit() | neighbours) == 0
+}
+
+/// The empty paths where a seat with the roads `own_roads` and the buildings
+/// `own_buildings` may build a road, while buildings stand on `occupied` and
+/// roads on `roads` (everyone's, own included): touching an own building, or an own
+/// road at an intersection without an opponent's building. Pieces and cards aside;
+/// the game lists roads exactly this way.
+#[must_use]
+pub fn road_spots(
+    own_roads: EdgeMask,
+    own_buildings: VertexMask,
+    occupied: VertexMask,
+    roads: EdgeMask,
+) -> EdgeMask {
+    let topo = topology();
+    let opponents = occupied & !own_buildings;
+    let reach = own_buildings | (road_ends(own_roads) & !opponents);
+    let mut edges: EdgeMask = 0;
+    let mut m = reach;
+    while m != 0 {
+        let v = m.trailing_zeros() as usize;
+        m &= m - 1;
+        edges |= topo.vertex_edge_mask[v];
+    }
+    edges & !roads
+}
+
+/// The intersections at either end of `roads`.
+fn road_ends(roads: EdgeMask) -> VertexMask {
+    let topo = topology();
+    let mut ends = 0;
+    let mut m = roads;
+    while m != 0 {
+        ends |= topo.edge_vertex_mask[m.trailing_zeros() as usize];
+        m &= m - 1;
+    }
+    ends
 }
 
 impl Game {
@@ -43,15 +81,7 @@ impl Game {
 
     /// Intersections touched by `seat`'s roads.
     pub(crate) fn road_vertices(&self, seat: Seat) -> VertexMask {
-        let topo = topology();
-        let mut m = self.players[seat.index()].roads;
-        let mut vs = 0;
-        while m != 0 {
-            let e = m.trailing_zeros() as usize;
-            m &= m - 1;
-            vs |= topo.edge_vertex_mask[e];
-        }
-        vs
+        road_ends(self.players[seat.index()].roads)
     }
 
     /// Legal settlement spots after setup: distance rule plus an own road.
@@ -59,21 +89,15 @@ impl Game {
         self.distance_ok_vertices() & self.road_vertices(seat)
     }
 
-    /// Empty paths where `seat` may build a road: touching an own building, or
-    /// an own road at an intersection not holding an opponent's building.
+    /// Empty paths where `seat` may build a road, as [`road_spots`] tells them.
     pub(crate) fn road_spots(&self, seat: Seat) -> EdgeMask {
-        let topo = topology();
-        let own = self.players[seat.index()].buildings();
-        let opponents = self.occupied_vertices() & !own;
-        let reach = own | (self.road_vertices(seat) & !opponents);
-        let mut edges: EdgeMask = 0;
-        let mut m = reach;
-        while m != 0 {
-            let v = m.trailing_zeros() as usize;
-            m &= m - 1;
-            edges |= topo.vertex_edge_mask[v];
-        }
-        edges & !self.occupied_edges()
+        let p = &self.players[seat.index()];
+        road_spots(
+            p.roads,
+            p.buildings(),
+            self.occupied_vertices(),
+            self.occupied_edges(),
+        )
     }
 
     /// Whether `v` is in [`Game::distance_ok_vertices`], without listing them all.

@@ -1,5 +1,5 @@
 //! Questions a view answers with the engine's own rules: whose pieces stand where (as
-//! masks), the distance rule and route lengths. Bots and views that follow events
+//! masks), the distance rule, where roads may go and route lengths. Bots and views that follow events
 //! ask these instead of knowing the rules themselves.
 
 use crate::board::{EdgeMask, VertexId, VertexMask};
@@ -61,6 +61,20 @@ impl GameView {
         )
     }
 
+    /// The empty paths where `seat` may build a road now by R-5.2 (next to an own
+    /// building, or to an own road not cut by an opponent's building); pieces and
+    /// cards aside. The same listing the game makes ([`rules::road_spots`]).
+    #[must_use]
+    pub fn road_spots(&self, seat: Seat) -> EdgeMask {
+        let all_roads = self.roads.iter().fold(0, |m, r| m | r.edge.bit());
+        rules::road_spots(
+            self.roads_of(seat),
+            self.buildings_of(seat),
+            self.occupied_vertices(),
+            all_roads,
+        )
+    }
+
     /// The buildings `keep` selects, as a mask.
     fn building_mask(&self, keep: impl Fn(&crate::view::BuildingView) -> bool) -> VertexMask {
         self.buildings
@@ -100,6 +114,17 @@ mod tests {
             assert_eq!(view.distance_ok(v), game.distance_ok(v), "{v:?}");
         }
         assert!(!view.distance_ok(VertexId(54)), "off the board");
+    }
+
+    #[test]
+    fn a_view_lists_road_spots_as_the_game_does() {
+        //
+        let game = played();
+        let view = game.view(None);
+        for s in game.seats() {
+            assert_eq!(view.road_spots(s), game.road_spots(s), "{s}");
+        }
+        assert!(game.seats().any(|s| view.road_spots(s) != 0));
     }
 
     #[test]
