@@ -14,7 +14,10 @@
 //! - `rules/`: one module per part of the rules (setup, roll, build, robber, dev
 //!   cards, trade, awards, turn, time-outs) plus the legal-action listing.
 //! - [`playout`]: a seeded random-legal player for the simulator, benches and tests.
-//! - `view`: per-seat redaction; events are redacted by [`Event::redact_for`].
+//! - `view`: per-seat redaction; events are redacted by [`Event::redact_for`]. A
+//!   [`GameView`] follows the game from its seat's redacted events
+//!   ([`GameView::apply`]) and answers rule questions (distance rule, road spots,
+//!   route lengths) with the engine's own rule functions.
 //! - [`invariants`]: from-scratch checks of every reachable game, for tests and fuzzing.
 //!
 //! # Walkthrough

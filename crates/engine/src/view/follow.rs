@@ -23,6 +23,21 @@ impl GameView {
     ///
     /// Events out of order, missing or from another game leave a meaningless view
     /// (never a panic in release builds); take a fresh snapshot then.
+    ///
+    /// ```
+    /// use catan_engine::{Actor, Game, GameOptions, Seat};
+    ///
+    /// let mut game = Game::new(GameOptions::default(), 7).unwrap();
+    /// let me = Some(Seat(2));
+    /// let mut view = game.view(me); // the snapshot a client gets on joining
+    /// for _ in 0..20 {
+    ///     let events = game.apply(Actor::System, catan_engine::Action::TimeOut).unwrap();
+    ///     for e in &events {
+    ///         view.apply(&e.redact_for(me)); // what the server sends this seat
+    ///     }
+    ///     assert_eq!(view, game.view(me));
+    /// }
+    /// ```
     pub fn apply(&mut self, event: &Event) {
         match *event {
             Event::TurnStarted { seat, turn } => self.turn_started(seat, turn),
