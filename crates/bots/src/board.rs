@@ -190,13 +190,12 @@ impl<'a> Board<'a> {
     }
 
     /// Free spots touching one of the viewer's roads: where a settlement could be
-    /// built now with the cards.
+    /// built now with the cards, as the engine lists them.
     pub fn reachable_spots(&self) -> Vec<VertexId> {
-        let topo = topology();
-        let roads = self.my_roads();
+        let spots = rules::settlement_spots(self.my_roads(), self.occupied);
         (0..VERTEX_COUNT)
             .map(|v| VertexId(v as u8))
-            .filter(|v| topo.vertex_edge_mask[v.index()] & roads != 0 && self.is_free_spot(*v))
+            .filter(|v| spots & v.bit() != 0)
             .collect()
     }
 

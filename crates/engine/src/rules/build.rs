@@ -51,6 +51,29 @@ pub fn road_spots(
     edges & !roads
 }
 
+/// Every intersection where the distance rule allows a settlement while
+/// buildings stand on `occupied`: empty, with no building on any neighbour.
+#[must_use]
+pub fn distance_ok_vertices(occupied: VertexMask) -> VertexMask {
+    let topo = topology();
+    let mut blocked = occupied;
+    let mut m = occupied;
+    while m != 0 {
+        let v = m.trailing_zeros() as usize;
+        m &= m - 1;
+        blocked |= topo.vertex_neighbor_mask[v];
+    }
+    ALL_VERTICES & !blocked
+}
+
+/// Where a seat with the roads `own_roads` may build a settlement after setup while
+/// buildings stand on `occupied`: the distance rule and an own road
+/// at the intersection. Pieces and cards aside; the game lists settlements this way.
+#[must_use]
+pub fn settlement_spots(own_roads: EdgeMask, occupied: VertexMask) -> VertexMask {
+    distance_ok_vertices(occupied) & road_ends(own_roads)
+}
+
 /// The intersections at either end of `roads`.
 fn road_ends(roads: EdgeMask) -> VertexMask {
     let topo = topology();
@@ -67,26 +90,12 @@ impl Game {
     /// Intersections where the distance rule allows a settlement: empty, with
     /// no building on any neighbour.
     pub(crate) fn distance_ok_vertices(&self) -> VertexMask {
-        let topo = topology();
-        let occupied = self.occupied_vertices();
-        let mut blocked = occupied;
-        let mut m = occupied;
-        while m != 0 {
-            let v = m.trailing_zeros() as usize;
-            m &= m - 1;
-            blocked |= topo.vertex_neighbor_mask[v];
-        }
-        ALL_VERTICES & !blocked
+        distance_ok_vertices(self.occupied_vertices())
     }
 
-    /// Intersections touched by `seat`'s roads.
-    pub(crate) fn road_vertices(&self, seat: Seat) -> VertexMask {
-        road_ends(self.players[seat.index()].roads)
-    }
-
-    /// Legal settlement spots after setup: distance rule plus an own road.
+    /// Legal settlement spots after setup, as [`settlement_spots`] tells them.
     pub(crate) fn settlement_spots(&self, seat: Seat) -> VertexMask {
-        self.distance_ok_vertices() & self.road_vertices(seat)
+        settlement_spots(self.players[seat.index()].roads, self.occupied_vertices())
     }
 
     /// Empty paths where `seat` may build a road, as [`road_spots`] tells them.

@@ -14,7 +14,7 @@ mod turn;
 
 pub use awards::{LARGEST_ARMY_MIN, LONGEST_ROAD_MIN};
 pub use awards::{longest_route, route_length};
-pub use build::{distance_ok, road_spots};
+pub use build::{distance_ok, distance_ok_vertices, road_spots, settlement_spots};
 pub use legal::setup_seat;
 pub use trade::MAX_OPEN_OFFERS;
 pub(crate) use trade::{harbors_in_reach, maritime_ratios};

@@ -1,5 +1,5 @@
 //! Questions a view answers with the engine's own rules: whose pieces stand where (as
-//! masks), the distance rule, where roads may go and route lengths. Bots and views that follow events
+//! masks), the distance rule, where settlements and roads may go, route lengths. Bots and views that follow events
 //! ask these instead of knowing the rules themselves.
 
 use crate::board::{EdgeMask, VertexId, VertexMask};
@@ -61,6 +61,14 @@ impl GameView {
         )
     }
 
+    /// Where `seat` may build a settlement now by and R-5.4 (the distance rule
+    /// and an own road there); pieces and cards aside. The same listing the game
+    /// makes ([`rules::settlement_spots`]).
+    #[must_use]
+    pub fn settlement_spots(&self, seat: Seat) -> VertexMask {
+        rules::settlement_spots(self.roads_of(seat), self.occupied_vertices())
+    }
+
     /// The empty paths where `seat` may build a road now by R-5.2 (next to an own
     /// building, or to an own road not cut by an opponent's building); pieces and
     /// cards aside. The same listing the game makes ([`rules::road_spots`]).
@@ -117,13 +125,15 @@ mod tests {
     }
 
     #[test]
-    fn a_view_lists_road_spots_as_the_game_does() {
-        //
+    fn a_view_lists_road_and_settlement_spots_as_the_game_does() {
+        //
         let game = played();
         let view = game.view(None);
         for s in game.seats() {
             assert_eq!(view.road_spots(s), game.road_spots(s), "{s}");
+            assert_eq!(view.settlement_spots(s), game.settlement_spots(s), "{s}");
         }
+        assert!(game.seats().any(|s| view.settlement_spots(s) != 0));
         assert!(game.seats().any(|s| view.road_spots(s) != 0));
     }
 
