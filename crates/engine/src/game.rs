@@ -135,11 +135,12 @@ pub(crate) fn total_vp(public_vp: u8, dev_cards: &DevCards) -> u8 {
     public_vp + dev_cards.get(DevCard::VictoryPoint)
 }
 
-/// A game of Catan. Only constructed through [`Game::new`], and only changed through
-/// [`Game::apply`], so holding a `Game` means holding a legal position. Deserializing
-/// one checks every invariant of [`crate::invariants`] and refuses a tampered game.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "GameRepr")]
+/// A game of Catan. Only constructed through [`Game::new`] or the validating
+/// [`Game::from_position`], and only changed through [`Game::apply`], so holding a
+/// `Game` means holding a legal position. It serializes as its [`crate::Position`];
+/// deserializing one checks every invariant of [`crate::invariants`] and refuses a
+/// tampered game (see `saved.rs` for the formats read).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Game {
     /// The options the game was created with.
     pub(crate) options: GameOptions,
@@ -177,60 +178,9 @@ pub struct Game {
     pub(crate) offers: Vec<TradeOffer>,
     /// The id the next offer gets.
     pub(crate) next_offer: u32,
-}
-
-/// A [`Game`] as read from its serialized form, field for field, not yet checked.
-#[derive(Deserialize)]
-struct GameRepr {
-    options: GameOptions,
-    seed: u64,
-    rng: ChaCha8Rng,
-    map: Map,
-    robber: TileId,
-    players: [Player; MAX_SEATS],
-    bank: Resources,
-    dev_deck: Vec<DevCard>,
-    phase: Phase,
-    current: Seat,
-    first: Seat,
-    turn: u32,
-    dev_played: bool,
-    last_roll: Option<[u8; 2]>,
-    longest_road: Option<Seat>,
-    largest_army: Option<Seat>,
-    offers: Vec<TradeOffer>,
-    next_offer: u32,
-}
-
-impl TryFrom<GameRepr> for Game {
-    type Error = String;
-
-    /// Accepts the fields only as a position every invariant holds in: the engine
-    /// relies on them (conservation, pieces on the board, route lengths, phase).
-    fn try_from(r: GameRepr) -> Result<Game, String> {
-        let game = Game {
-            options: r.options,
-            seed: r.seed,
-            rng: r.rng,
-            map: r.map,
-            robber: r.robber,
-            players: r.players,
-            bank: r.bank,
-            dev_deck: r.dev_deck,
-            phase: r.phase,
-            current: r.current,
-            first: r.first,
-            turn: r.turn,
-            dev_played: r.dev_played,
-            last_roll: r.last_roll,
-            longest_road: r.longest_road,
-            largest_army: r.largest_army,
-            offers: r.offers,
-            next_offer: r.next_offer,
-        };
-        crate::invariants::check(&game).map_err(|e| format!("not a legal game: {e}"))?;
-        Ok(game)
-    }
+    /// Scripted dice, next roll first: rolls use these before the RNG, so a
+    /// [`crate::Position`] can fix what comes up. Always empty in [`Game::new`] games.
+    pub(crate) dice: Vec<[u8; 2]>,
 }
 
 impl Game {
@@ -274,6 +224,7 @@ impl Game {
             largest_army: None,
             offers: Vec::new(),
             next_offer: 1,
+            dice: Vec::new(),
         })
     }
 
@@ -464,6 +415,12 @@ impl Game {
     pub fn last_roll(&self) -> Option<[u8; 2]> {
         self.last_roll
     }
+    /// The scripted dice still to come, next roll first (server-side only, like the
+    /// seed: never in a view).
+    #[must_use]
+    pub fn scripted_dice(&self) -> &[[u8; 2]] {
+        &self.dice
+    }
     /// The winner, once the game is over.
     #[must_use]
     pub fn winner(&self) -> Option<Seat> {
@@ -586,66 +543,5 @@ mod tests {
             );
         }
         assert_eq!(building_points(u64::MAX, u64::MAX), 192);
-    }
-}
-
-#[cfg(test)]
-mod serde_tests {
-    use super::*;
-    use crate::board::EdgeId;
-    use crate::board::Terrain;
-    use crate::playout::RandomPlayer;
-
-    /// A game some way into normal play.
-    fn played() -> Game {
-        let mut game = Game::new(GameOptions::default(), 11).unwrap();
-        let mut player = RandomPlayer::new(11);
-        let mut events = Vec::new();
-        while game.turn() < 20 {
-            player.step(&mut game, &mut events).unwrap();
-        }
-        game
-    }
-
-    /// Serializes `game` and reads it back.
-    fn round_trip(game: &Game) -> Result<Game, serde_json::Error> {
-        serde_json::from_str(&serde_json::to_string(game).unwrap())
-    }
-
-    #[test]
-    fn a_serialized_game_reads_back_as_the_same_game() {
-        let game = played();
-        assert_eq!(round_trip(&game).unwrap(), game);
-    }
-
-    #[test]
-    fn a_tampered_serialized_game_is_refused() {
-        let game = played();
-        let refused = |edit: &dyn Fn(&mut Game)| {
-            let mut g = game.clone();
-            edit(&mut g);
-            round_trip(&g).unwrap_err().to_string()
-        };
-        // A card out of nowhere.
-        let err = refused(&|g| g.bank.0[4] += 1);
-        assert!(
-            err.contains("not a legal game") && err.contains("R-2.5"),
-            "{err}"
-        );
-        // Six more settlements, side by side.
-        let err = refused(&|g| g.players[0].settlements |= 0x3f);
-        assert!(err.contains("not a legal game"), "{err}");
-        // A harbor moved off its path.
-        let err = refused(&|g| g.map.harbors[0].edge = EdgeId(40));
-        assert!(err.contains("R-2.3"), "{err}");
-        // A second desert.
-        let err = refused(&|g| {
-            let t = g.map.terrain.iter().position(|&t| t != Terrain::Desert);
-            g.map.terrain[t.unwrap()] = Terrain::Desert;
-        });
-        assert!(err.contains("R-2.1"), "{err}");
-        // A route length that is not the board's.
-        let err = refused(&|g| g.players[1].road_length += 1);
-        assert!(err.contains("R-10.1"), "{err}");
     }
 }

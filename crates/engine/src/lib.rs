@@ -11,6 +11,11 @@
 //! - `resource`, `dev_card`, `seat`, `options`, `trade`: vocabulary types.
 //! - `action` / `event`: requests and facts; `error`: why a request was refused.
 //! - `phase`: where a turn is; `game`: the state and `apply`.
+//! - `position`: [`Position`], a game described from outside (a puzzle, an editor, a
+//!   test; scripted dice included), made a [`Game`] only by [`Game::from_position`],
+//!   which refuses it with a [`PositionError`] (`position_error`) citing the broken rule.
+//! - `saved`: a `Game` as JSON, written as its `Position` (no number above 2^53) and
+//!   read in that format or the one before it.
 //! - `rules/`: one module per part of the rules (setup, roll, build, robber, dev
 //!   cards, trade, awards, turn, time-outs) plus the legal-action listing.
 //! - [`playout`]: a seeded random-legal player for the simulator, benches and tests.
@@ -59,8 +64,11 @@ pub mod invariants;
 mod options;
 mod phase;
 pub mod playout;
+mod position;
+mod position_error;
 mod resource;
 pub mod rules;
+mod saved;
 mod seat;
 mod trade;
 mod view;
@@ -78,6 +86,8 @@ pub use game::{
 };
 pub use options::{GameOptions, MapKind, OptionsError};
 pub use phase::{Phase, Resume};
+pub use position::{Position, SeatPosition};
+pub use position_error::{Award, Piece, PositionError};
 pub use resource::{Resource, Resources};
 pub use seat::{Actor, MAX_SEATS, Seat};
 pub use trade::{OfferClosed, OfferId, TradeOffer};

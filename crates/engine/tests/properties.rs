@@ -8,14 +8,12 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use catan_engine::Player;
 use catan_engine::{
     Action, ActionKind, Actor, DevCard, EdgeId, Event, Game, GameOptions, MapKind, Resource,
     Resources, Seat, TileId, VertexId, invariants,
 };
 use common::{RandomPlayer, Style};
 use proptest::prelude::*;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Actions per case; with the case counts below the file runs in well under 30 s
@@ -588,74 +586,45 @@ fn check_views(game: &Game) {
     }
 }
 
-/// A `Game` taken apart, for rewriting hidden parts. Fields the test does not touch
-/// stay opaque; `roads` masks are 128-bit, which `serde_json::Value` cannot hold, so
-/// players keep their own type. Unknown fields fail, so a new `Game` field shows up.
-#[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct GameParts {
-    options: Value,
-    seed: u64,
-    rng: Value,
-    map: Value,
-    robber: Value,
-    players: Vec<Player>,
-    bank: Value,
-    dev_deck: Vec<Value>,
-    phase: Value,
-    current: Value,
-    first: Value,
-    turn: Value,
-    dev_played: Value,
-    last_roll: Value,
-    longest_road: Value,
-    largest_army: Value,
-    offers: Value,
-    next_offer: Value,
-}
-
-fn parts(game: &Game) -> GameParts {
-    serde_json::from_str(&serde_json::to_string(game).unwrap()).expect("a game's fields")
-}
-
 /// Rewrites cards only `seat` and the seat after it can see, and the seed, RNG and deck
-/// order into those of another game, keeping every invariant (deserializing checks
-/// them): `seat` swaps one card with the next seat for one of another resource, so
-/// both keep their counts and the bank plus the hands still hold 19 of each,
-/// and trades one action card held since an earlier turn for a deck card of
+/// order into those of another game, keeping every invariant (`Game::from_position`
+/// checks them): `seat` swaps one card with the next seat for one of another
+/// resource, so both keep their counts and the bank stays as it was, and
+/// trades one action card held since an earlier turn for a deck card of
 /// another kind (VP cards stay, they count towards the score). The views check uses
 /// it with the viewer just before `seat`, whose cards stay as they are.
 fn with_other_hidden_cards(game: &Game, seat: Seat) -> Game {
-    let mut g = parts(game);
-    let other = parts(&Game::new(*game.options(), game.seed() ^ 0xdead_beef).unwrap());
+    let mut g = game.to_position();
+    let other = Game::new(*game.options(), game.seed() ^ 0xdead_beef)
+        .unwrap()
+        .to_position();
     let next = next_seat(game, seat);
     let (s, n) = (seat.index(), next.index());
-    if let Some((give, get)) = card_swap(&g.players[s].hand, &g.players[n].hand) {
-        *g.players[s].hand.get_mut(give) -= 1;
-        *g.players[s].hand.get_mut(get) += 1;
-        *g.players[n].hand.get_mut(get) -= 1;
-        *g.players[n].hand.get_mut(give) += 1;
+    if let Some((give, get)) = card_swap(&g.seats[s].hand, &g.seats[n].hand) {
+        *g.seats[s].hand.get_mut(give) -= 1;
+        *g.seats[s].hand.get_mut(get) += 1;
+        *g.seats[n].hand.get_mut(get) -= 1;
+        *g.seats[n].hand.get_mut(give) += 1;
     }
-    let p = &mut g.players[s];
+    let p = &mut g.seats[s];
     let held = DevCard::ALL
         .into_iter()
         .find(|&c| c != DevCard::VictoryPoint && p.dev_cards.get(c) > p.dev_cards_new.get(c));
     if let Some(x) = held {
-        let in_deck = g.dev_deck.iter().position(|d| {
-            let d: DevCard = serde_json::from_value(d.clone()).unwrap();
-            d != x && d != DevCard::VictoryPoint
-        });
+        let in_deck = g
+            .dev_deck
+            .iter()
+            .position(|&d| d != x && d != DevCard::VictoryPoint);
         if let Some(i) = in_deck {
-            let y: DevCard = serde_json::from_value(g.dev_deck[i].clone()).unwrap();
-            g.dev_deck[i] = serde_json::to_value(x).unwrap();
+            let y = std::mem::replace(&mut g.dev_deck[i], x);
             *p.dev_cards.get_mut(x) -= 1;
             *p.dev_cards.get_mut(y) += 1;
         }
     }
     g.seed = other.seed;
-    g.rng = other.rng;
+    g.rng_word_pos = other.rng_word_pos;
     g.dev_deck.reverse();
-    serde_json::from_str(&serde_json::to_string(&g).unwrap()).expect("still a game")
+    Game::from_position(g).expect("still a game")
 }
 
 /// The seat after `seat` in turn order.
@@ -681,21 +650,22 @@ fn after_setup(options: GameOptions, game_seed: u64, player_seed: u64) -> Game {
 }
 
 /// Moves all but `left[r]` cards of each resource from the bank into the hands, seat
-/// by seat, so conservation still holds.
+/// by seat: the position's bank is what the hands do not hold.
 fn with_drained_bank(game: &Game, left: [u8; 5]) -> Game {
-    let mut g = parts(game);
-    let mut bank: Resources = serde_json::from_value(g.bank.clone()).unwrap();
+    let mut g = game.to_position();
+    let mut bank = game.bank();
     let n = usize::from(game.options().players);
     for r in Resource::ALL {
         let mut seat = 0;
         while bank.get(r) > left[r.index()] {
             *bank.get_mut(r) -= 1;
-            *g.players[seat % n].hand.get_mut(r) += 1;
+            *g.seats[seat % n].hand.get_mut(r) += 1;
             seat += 1;
         }
     }
-    g.bank = serde_json::to_value(bank).unwrap();
-    serde_json::from_str(&serde_json::to_string(&g).unwrap()).expect("still a game")
+    let drained = Game::from_position(g).expect("still a game");
+    assert_eq!(drained.bank(), bank);
+    drained
 }
 
 /// a seat's view and the spectator's do not depend on the other seats' hidden

@@ -20,10 +20,15 @@ impl Game {
         if self.phase != Phase::PreRoll {
             return Err(ActionError::WrongPhase);
         }
-        let dice = [
-            self.rng.random_range(1..=6u8),
-            self.rng.random_range(1..=6u8),
-        ];
+        // Scripted dice first (a `Position` may fix them); one length check otherwise.
+        let dice = if self.dice.is_empty() {
+            [
+                self.rng.random_range(1..=6u8),
+                self.rng.random_range(1..=6u8),
+            ]
+        } else {
+            self.dice.remove(0)
+        };
         self.last_roll = Some(dice);
         out.push(Event::DiceRolled { seat, dice });
         let sum = dice[0] + dice[1];
