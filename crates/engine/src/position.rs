@@ -158,6 +158,15 @@ impl Game {
     /// # Errors
     /// The first broken rule, as a [`PositionError`] whose message cites it.
     pub fn from_position(position: Position) -> Result<Game, PositionError> {
+        let game = Game::from_position_unchecked(position)?;
+        crate::invariants::check(&game)?;
+        Ok(game)
+    }
+
+    /// [`Game::from_position`] without [`crate::invariants::check`]: the derived values
+    /// are computed the same way. Only for rule scenarios, whose positions are often not
+    /// reachable (an empty board after setup); never for positions from outside.
+    pub(crate) fn from_position_unchecked(position: Position) -> Result<Game, PositionError> {
         let p = position;
         p.options.validate()?;
         if p.seats.len() != usize::from(p.options.players) {
@@ -195,7 +204,6 @@ impl Game {
             dice: p.scripted_dice,
         };
         game.derive(p.longest_road, p.largest_army);
-        crate::invariants::check(&game)?;
         Ok(game)
     }
 

@@ -2,7 +2,7 @@
 
 use super::support::{
     A, B, C, D, assert_cards_conserved, cards, edge, give_card, has, main_phase, ok, only,
-    pre_roll, refused, rig_dice, roads, set_hand, settle, stack_deck, t,
+    pre_roll, refused, roads, script_roll, set_hand, settle, stack_deck, t,
 };
 use crate::{Action, Actor, DevCard, Event, Game, Phase, Resource, Resources, Resume};
 
@@ -108,7 +108,7 @@ fn only_one_development_card_may_be_played_per_turn() {
         },
     );
     refused(&mut g, A, Action::PlayKnight, "dev_card_already_played");
-    rig_dice(&mut g, 8);
+    script_roll(&mut g, 8);
     ok(&mut g, A, Action::RollDice);
     assert_eq!(g.phase, Phase::Main);
     refused(&mut g, A, Action::PlayKnight, "dev_card_already_played");

@@ -5,8 +5,8 @@
 //! 15; 41 touches 14, 15, 18; 19 touches 5, 6, 10; 40 touches 13, 14, 17.
 
 use super::support::{
-    A, B, C, D, assert_cards_conserved, cards, city, has, ok, only, pre_roll, rig_dice, set_hand,
-    settle, t,
+    A, B, C, D, assert_cards_conserved, cards, city, has, ok, only, pre_roll, script_roll,
+    set_hand, settle, t,
 };
 use crate::{Action, Event, Phase, Resource, Resources};
 
@@ -14,7 +14,7 @@ use crate::{Action, Event, Phase, Resource, Resources};
 fn rolling(sum: u8, setup: impl FnOnce(&mut crate::Game)) -> (crate::Game, Vec<Event>) {
     let mut g = pre_roll(4);
     setup(&mut g);
-    rig_dice(&mut g, sum);
+    script_roll(&mut g, sum);
     let events = ok(&mut g, A, Action::RollDice);
     (g, events)
 }

@@ -1,10 +1,7 @@
 //! What each seat may see: views and event redaction.
 
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
-
 use super::support::{
-    A, B, C, cards, give_card, main_phase, ok, roads, set_hand, settle, stack_deck, t,
+    A, B, C, cards, edit, give_card, main_phase, ok, roads, set_hand, settle, stack_deck, t,
 };
 use crate::{Action, DevCard, Event, Game, Phase, Resource, Resume, Seat};
 
@@ -78,14 +75,20 @@ fn the_view_holds_neither_the_seed_nor_the_deck_order() {
     //
     let g = position();
     let mut other = g.clone();
-    other.seed = g.seed + 1;
-    other.rng = ChaCha8Rng::seed_from_u64(12_345);
-    other.dev_deck.reverse();
+    edit(&mut other, |p| {
+        p.seed = g.seed + 1;
+        p.rng_word_pos = 12_345;
+        p.scripted_dice = vec![[6, 6]];
+        p.dev_deck.reverse();
+    });
     assert_ne!(g.dev_deck, other.dev_deck);
     for viewer in [Some(A), Some(B), None] {
         assert_eq!(g.view(viewer), other.view(viewer));
         let json = serde_json::to_string(&g.view(viewer)).unwrap();
-        assert!(!json.contains("seed"), "{json}");
+        assert!(
+            !json.contains("seed") && !json.contains("scripted"),
+            "{json}"
+        );
         assert!(!json.contains("victory_point") || viewer == Some(A));
     }
     assert_eq!(usize::from(g.view(None).dev_deck), g.dev_deck.len());

@@ -4,7 +4,7 @@
 
 use super::support::{
     A, B, C, D, assert_cards_conserved, cards, city, give_card, has, main_phase, ok, only,
-    pre_roll, refused, rig_dice, set_hand, settle, t,
+    pre_roll, refused, script_roll, set_hand, settle, t,
 };
 use crate::{Action, DevCard, Event, Game, Phase, Resource, Resources, Resume, Seat};
 
@@ -14,7 +14,7 @@ fn seven(hands: [Resources; 4]) -> Game {
     for (s, hand) in [A, B, C, D].into_iter().zip(hands) {
         set_hand(&mut g, s, hand);
     }
-    rig_dice(&mut g, 7);
+    script_roll(&mut g, 7);
     let events = ok(&mut g, A, Action::RollDice);
     assert!(!has(&events, |e| matches!(e, Event::Produced { .. })));
     g
@@ -71,7 +71,7 @@ fn development_cards_do_not_count_toward_the_discard() {
     for _ in 0..3 {
         give_card(&mut g, A, DevCard::Knight);
     }
-    rig_dice(&mut g, 7);
+    script_roll(&mut g, 7);
     ok(&mut g, A, Action::RollDice);
     assert!(matches!(g.phase, Phase::MoveRobber { .. }));
 }
@@ -333,7 +333,7 @@ fn a_high_score_does_not_protect_from_discarding_or_being_robbed() {
     settle(&mut g, B, 2);
     assert_eq!(g.public_vp(B), 9);
     set_hand(&mut g, B, cards(8, 0, 0, 0, 0));
-    rig_dice(&mut g, 7);
+    script_roll(&mut g, 7);
     ok(&mut g, A, Action::RollDice);
     ok(
         &mut g,

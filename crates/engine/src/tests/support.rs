@@ -1,12 +1,15 @@
-//! Helpers for the rule scenarios: positions built by writing the game's fields
-//! directly, and assertions that pin down accepted and refused actions.
-
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
+//! Helpers for the rule scenarios: positions edited through [`Position`] (the bank,
+//! routes and awards are computed from it, the dice scripted), and assertions that pin
+//! down accepted and refused actions.
+//!
+//! Scenario positions are often not reachable (an empty board after setup), so the
+//! edits rebuild the game with `Game::from_position_unchecked`, which derives
+//! everything as `Game::from_position` does but skips the final rule check.
 
 use crate::board::{EdgeId, TileId, VertexId, topology};
 use crate::{
-    Action, Actor, DevCard, Event, Game, GameOptions, MapKind, Phase, Resource, Resources, Seat,
+    Action, Actor, DevCard, Event, Game, GameOptions, MapKind, Phase, Position, Resource,
+    Resources, Seat,
 };
 
 /// The seats, in turn order.
@@ -55,25 +58,38 @@ pub(crate) fn new_game(players: u8) -> Game {
     Game::new(options, SEED).expect("valid options")
 }
 
+/// Rebuilds `g` from its position after `change`. The awards then follow from
+/// their holders before the change (a holder still tied keeps the card).
+pub(crate) fn edit(g: &mut Game, change: impl FnOnce(&mut Position)) {
+    let mut p = g.to_position();
+    change(&mut p);
+    *g = Game::from_position_unchecked(p).expect("a position the engine can hold");
+    refresh(g);
+}
+
 /// A game past setup with an empty board: seat A is to roll, turn 1.
 pub(crate) fn pre_roll(players: u8) -> Game {
     let mut g = new_game(players);
-    g.phase = Phase::PreRoll;
-    g.current = A;
-    g.first = A;
-    g.turn = 1;
+    edit(&mut g, |p| {
+        p.phase = Phase::PreRoll;
+        p.current = A;
+        p.first = A;
+        p.turn = 1;
+    });
     g
 }
 
 /// A game past setup with an empty board: seat A's trade-and-build phase, turn 1.
 pub(crate) fn main_phase(players: u8) -> Game {
     let mut g = pre_roll(players);
-    g.phase = Phase::Main;
-    g.last_roll = Some([3, 5]);
+    edit(&mut g, |p| {
+        p.phase = Phase::Main;
+        p.last_roll = Some([3, 5]);
+    });
     g
 }
 
-/// Recomputes routes and awards after pieces were written directly.
+/// Re-decides the awards by after pieces or knights were written directly.
 pub(crate) fn refresh(g: &mut Game) {
     let mut out = Vec::new();
     g.update_longest_road(&mut out);
@@ -82,74 +98,70 @@ pub(crate) fn refresh(g: &mut Game) {
 
 /// Puts a settlement of `seat` on intersection `n` (no rules checked).
 pub(crate) fn settle(g: &mut Game, seat: Seat, n: u8) {
-    g.players[seat.index()].settlements |= v(n).bit();
-    refresh(g);
+    edit(g, |p| p.seats[seat.index()].settlements.push(v(n)));
 }
 
 /// Puts a city of `seat` on intersection `n` (no rules checked).
 pub(crate) fn city(g: &mut Game, seat: Seat, n: u8) {
-    let p = &mut g.players[seat.index()];
-    p.settlements &= !v(n).bit();
-    p.cities |= v(n).bit();
-    refresh(g);
+    edit(g, |p| {
+        let s = &mut p.seats[seat.index()];
+        s.settlements.retain(|&x| x != v(n));
+        s.cities.push(v(n));
+    });
 }
 
 /// Puts roads of `seat` along the intersections of `route`, in order.
 pub(crate) fn roads(g: &mut Game, seat: Seat, route: &[u8]) {
-    for w in route.windows(2) {
-        g.players[seat.index()].roads |= edge(w[0], w[1]).bit();
-    }
-    refresh(g);
+    edit(g, |p| {
+        let roads = &mut p.seats[seat.index()].roads;
+        for w in route.windows(2) {
+            if !roads.contains(&edge(w[0], w[1])) {
+                roads.push(edge(w[0], w[1]));
+            }
+        }
+    });
 }
 
-/// Gives `seat` exactly `hand`, moving cards between the hand and the bank so that
-/// every resource still adds up to 19.
+/// Gives `seat` exactly `hand`; the bank is what the hands do not hold.
 pub(crate) fn set_hand(g: &mut Game, seat: Seat, hand: Resources) {
-    let old = g.players[seat.index()].hand;
-    g.bank.add(&old);
-    assert!(g.bank.contains(&hand), "the bank cannot pay {hand:?}");
-    g.bank.sub(&hand);
-    g.players[seat.index()].hand = hand;
+    let mut bank = g.bank;
+    bank.add(&g.players[seat.index()].hand);
+    assert!(bank.contains(&hand), "the bank cannot pay {hand:?}");
+    edit(g, |p| p.seats[seat.index()].hand = hand);
 }
 
 /// Gives `seat` a development card bought on an earlier turn (playable now), taking
 /// one of that kind out of the deck.
 pub(crate) fn give_card(g: &mut Game, seat: Seat, card: DevCard) {
-    let i = g
-        .dev_deck
-        .iter()
-        .position(|&c| c == card)
-        .expect("the deck still holds that kind");
-    g.dev_deck.remove(i);
-    *g.players[seat.index()].dev_cards.get_mut(card) += 1;
+    edit(g, |p| {
+        let i = p
+            .dev_deck
+            .iter()
+            .position(|&c| c == card)
+            .expect("the deck still holds that kind");
+        p.dev_deck.remove(i);
+        *p.seats[seat.index()].dev_cards.get_mut(card) += 1;
+    });
 }
 
 /// Puts a card of kind `card` on top of the deck (the next one bought).
 pub(crate) fn stack_deck(g: &mut Game, card: DevCard) {
-    let i = g
-        .dev_deck
-        .iter()
-        .position(|&c| c == card)
-        .expect("the deck still holds that kind");
-    let c = g.dev_deck.remove(i);
-    g.dev_deck.push(c);
+    edit(g, |p| {
+        let i = p
+            .dev_deck
+            .iter()
+            .position(|&c| c == card)
+            .expect("the deck still holds that kind");
+        let c = p.dev_deck.remove(i);
+        p.dev_deck.push(c);
+    });
 }
 
-/// Makes the next roll of the current player come out as `sum` by reseeding the
-/// game's RNG with the first seed that rolls it. The game must be before the roll.
-pub(crate) fn rig_dice(g: &mut Game, sum: u8) {
-    for k in 0..10_000 {
-        let mut probe = g.clone();
-        probe.rng = ChaCha8Rng::seed_from_u64(k);
-        let seat = probe.current;
-        if probe.apply(seat, Action::RollDice).is_ok()
-            && probe.last_roll.map(|[a, b]| a + b) == Some(sum)
-        {
-            g.rng = ChaCha8Rng::seed_from_u64(k);
-            return;
-        }
-    }
-    panic!("no seed rolls {sum}");
+/// Scripts the next roll to come out as `sum`, as two dice 1-6.
+pub(crate) fn script_roll(g: &mut Game, sum: u8) {
+    assert!((2..=12).contains(&sum), "two dice cannot sum to {sum}");
+    let first = sum.saturating_sub(1).min(6);
+    edit(g, |p| p.scripted_dice.push([first, sum - first]));
 }
 
 /// Checks that `legal_actions` lists `action` exactly when `apply` accepts it, for

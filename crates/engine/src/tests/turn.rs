@@ -2,8 +2,8 @@
 //! legal and reproducible.
 
 use super::support::{
-    A, B, C, D, cards, edge, give_card, has, main_phase, new_game, ok, pre_roll, refused, rig_dice,
-    set_hand, settle, t, v,
+    A, B, C, D, cards, edge, give_card, has, main_phase, new_game, ok, pre_roll, refused,
+    script_roll, set_hand, settle, t, v,
 };
 use crate::board::topology;
 use crate::{Action, Actor, DevCard, Event, Game, GameOptions, Phase, Resources, Resume};
@@ -43,7 +43,7 @@ fn only_the_current_player_rolls_and_only_once() {
     //
     let mut g = pre_roll(4);
     refused(&mut g, B, Action::RollDice, "not_your_turn");
-    rig_dice(&mut g, 6);
+    script_roll(&mut g, 6);
     let events = ok(&mut g, A, Action::RollDice);
     let [a, b] = g.last_roll.expect("rolled");
     assert!((1..=6).contains(&a) && (1..=6).contains(&b));
@@ -68,7 +68,7 @@ fn a_seven_produces_nothing_and_goes_to_the_robber() {
             settle(&mut g, B, n as u8);
         }
     }
-    rig_dice(&mut g, 7);
+    script_roll(&mut g, 7);
     let events = ok(&mut g, A, Action::RollDice);
     assert!(!has(&events, |e| matches!(e, Event::Produced { .. })));
     assert!(g.player(B).hand.is_empty());
@@ -188,7 +188,7 @@ fn a_time_out_during_discards_discards_half_for_every_seat_still_owing() {
     set_hand(&mut g, A, cards(3, 3, 3, 0, 0));
     set_hand(&mut g, B, cards(2, 2, 2, 2, 2));
     set_hand(&mut g, C, cards(4, 0, 0, 0, 0));
-    rig_dice(&mut g, 7);
+    script_roll(&mut g, 7);
     ok(&mut g, A, Action::RollDice);
     ok(
         &mut g,
