@@ -1,12 +1,14 @@
 //! Rule scenarios: one file per part of RULES.md, each test named as a sentence and
-//! citing the rule ids it covers. Positions are built by writing the game's fields
-//! (see `support`), then driven through `Game::apply` only.
+//! citing the rule ids it covers. Positions are built by editing the game's
+//! [`crate::Position`] (see `support`), then driven through `Game::apply` only;
+//! `position` covers `Game::from_position` itself.
 
 mod support;
 
 mod awards;
 mod build;
 mod dev_cards;
+mod position;
 mod production;
 mod redaction;
 mod robber;
