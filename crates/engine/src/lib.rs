@@ -23,7 +23,8 @@
 //!   [`GameView`] follows the game from its seat's redacted events
 //!   ([`GameView::apply`]) and answers rule questions (distance rule, road spots,
 //!   route lengths) with the engine's own rule functions.
-//! - [`invariants`]: from-scratch checks of every reachable game, for tests and fuzzing.
+//! - [`invariants`]: from-scratch checks of every reachable game, for tests and fuzzing,
+//!   and the checks behind `Game::from_position` and deserializing a `Game`.
 //!
 //! # Walkthrough
 //!
