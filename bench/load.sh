@@ -13,7 +13,9 @@
 #   idle        10000 rooms created, seated and started; as many connected as the
 #               open-file limit allows; held 30 s            [IDLE_ROOMS, IDLE_DURATION]
 #   soak        1000 rooms, think 200, 600 s after 60 s warm-up, RSS every 10 s
-# --baseline runs /work/shared/bench/ws-baseline (copied to /tmp/ws-baseline) for
+# --baseline runs the bare WebSocket relay whose source directory WS_BASELINE_DIR
+# names (a cargo project with baseline-server and loadgen binaries; copied to
+# /tmp/ws-baseline) for
 # the saturation room count, default and --read-buffer-size 4096 servers.
 # Other knobs: PORT [19500], PG_ADMIN [postgres://postgres@127.0.0.1:5432/postgres],
 # OUT [bench/results/<timestamp>].
@@ -119,7 +121,10 @@ done
 
 if [ "$BASELINE" = 1 ]; then
   WSB=/tmp/ws-baseline
-  [ -d "$WSB" ] || { cp -r /work/shared/bench/ws-baseline "$WSB"; chmod -R u+w "$WSB"; }
+  if [ ! -d "$WSB" ]; then
+    [ -n "${WS_BASELINE_DIR:-}" ] || { echo "--baseline needs WS_BASELINE_DIR" >&2; exit 2; }
+    cp -r "$WS_BASELINE_DIR" "$WSB"; chmod -R u+w "$WSB"
+  fi
   (cd "$WSB" && CARGO_TARGET_DIR=$WSB/target cargo build --release --quiet)
   for run in $(seq "$RUNS"); do
     for args in "" "--read-buffer-size 4096"; do

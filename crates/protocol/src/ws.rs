@@ -36,6 +36,12 @@ pub enum ClientMessage {
     Sync,
 }
 
+impl ClientMessage {
+    /// The `type` of every client message, so a server can tell an unknown type
+    /// from a known one with wrong fields (a test checks it against the enum).
+    pub const TYPES: [&'static str; 4] = ["action", "chat", "ping", "sync"];
+}
+
 // ----- WebSocket: server to client -------------------------------------------
 
 /// A message to a client.
@@ -204,5 +210,35 @@ impl ServerMessage {
             code: reason.code().to_owned(),
             message: message.into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use catan_engine::Action;
+
+    use super::ClientMessage;
+
+    #[test]
+    fn the_list_of_client_types_names_every_client_message() {
+        let all = [
+            ClientMessage::Action {
+                request_id: "r".into(),
+                action: Action::RollDice,
+            },
+            ClientMessage::Chat { text: "hi".into() },
+            ClientMessage::Ping { request_id: None },
+            ClientMessage::Sync,
+        ];
+        let types: Vec<String> = all
+            .iter()
+            .map(|m| {
+                serde_json::to_value(m).unwrap()["type"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(types, ClientMessage::TYPES);
     }
 }

@@ -78,10 +78,13 @@ pub fn parse_client_message(text: &str) -> Result<ClientMessage, (ErrorCode, Str
             ErrorCode::InvalidMessage,
             "a message needs a string field \"type\"".to_owned(),
         ))?;
-    if !matches!(kind, "action" | "chat" | "ping" | "sync") {
+    if !ClientMessage::TYPES.contains(&kind) {
         return Err((
             ErrorCode::UnknownMessageType,
-            format!("unknown message type {kind:?}; expected action, chat, ping or sync"),
+            format!(
+                "unknown message type {kind:?}; expected one of {}",
+                ClientMessage::TYPES.join(", ")
+            ),
         ));
     }
     serde_json::from_value(value).map_err(|e| (ErrorCode::InvalidMessage, e.to_string()))
