@@ -20,4 +20,8 @@ ENV CATAN_BIND=0.0.0.0:8080 \
     DATABASE_URL=sqlite:///data/catan.db
 EXPOSE 8080 8081
 VOLUME ["/data"]
+# The server checks itself (`GET /healthz` on CATAN_BIND, via loopback): no curl in
+# the image needed.
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
+    CMD ["/usr/local/bin/catan-server", "healthcheck"]
 ENTRYPOINT ["/usr/local/bin/catan-server"]

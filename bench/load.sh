@@ -13,11 +13,20 @@
 #   idle        10000 rooms created, seated and started; as many connected as the
 #               open-file limit allows; held 30 s            [IDLE_ROOMS, IDLE_DURATION]
 #   soak        1000 rooms, think 200, 600 s after 60 s warm-up, RSS every 10 s
+#   abuse-clean 1000 rooms, think 200, 180 s after 60 s warm-up, with the server's
+#               default per-address limits (each room from its own address)
+#                                         [ABUSE_ROOMS, ABUSE_WARMUP, ABUSE_CLEAN_DURATION]
+#   abuse       the same plus one misbehaving spectator per room (--misbehave),
+#               600 s after 60 s warm-up                      [ABUSE_DURATION]
+#   hard-bots   HARD_ROOMS (100) rooms of 4 hard bots playing, and beside them
+#               200 rooms of people's pace (think 1000 ms) measured, 60 s after
+#               20 s warm-up                        [HARD_ROOMS, HARD_DURATION]
+#   hard-base   the same 200 rooms without the hard bots, for comparison
 # --baseline runs the bare WebSocket relay whose source directory WS_BASELINE_DIR
 # names (a cargo project with baseline-server and loadgen binaries; copied to
 # /tmp/ws-baseline) for
 # the saturation room count, default and --read-buffer-size 4096 servers.
-# Other knobs: PORT [19500], PG_ADMIN [postgres://postgres@127.0.0.1:5432/postgres],
+# Other knobs: BIN [build into $CARGO_TARGET_DIR/release], PORT [19500], PG_ADMIN [postgres://postgres@127.0.0.1:5432/postgres],
 # OUT [bench/results/<timestamp>].
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,8 +50,11 @@ PG_ADMIN=${PG_ADMIN:-postgres://postgres@127.0.0.1:5432/postgres}
 OUT=${OUT:-bench/results/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
 ulimit -n "$(ulimit -Hn)"
-cargo build --release --quiet -p catan-server -p catan-client
-BIN=$CARGO_TARGET_DIR/release
+# BIN: a directory that already holds catan-server and catan-loadgen (no build).
+if [ -z "${BIN:-}" ]; then
+  cargo build --release --quiet -p catan-server -p catan-client
+  BIN=$CARGO_TARGET_DIR/release
+fi
 TMP=$(mktemp -d)
 SERVER_PID=
 cleanup() {
@@ -52,8 +64,12 @@ cleanup() {
 trap cleanup EXIT
 
 # Starts catan-server on a fresh database; sets SERVER_PID and DB.
+# The other scenarios lift the per-address rates (their rooms play at full speed,
+# faster than a person); DEFAULT_LIMITS=1 keeps the server's defaults.
+DEFAULT_LIMITS=0
 start_server() {
-  local name=$1
+  local name=$1 rates=(CATAN_LOBBY_RATE_PER_MIN=0 CATAN_WEBSOCKET_RATE_PER_MIN=0)
+  [ "$DEFAULT_LIMITS" = 1 ] && rates=()
   if [ "$STORE" = sqlite ]; then
     DB="sqlite://$TMP/$name.db"
   else
@@ -63,7 +79,8 @@ start_server() {
   fi
   CATAN_BIND=127.0.0.1:$PORT CATAN_ADMIN_BIND=127.0.0.1:$((PORT + 1)) DATABASE_URL=$DB \
     CATAN_MAX_ROOMS=20000 RUST_LOG=${RUST_LOG:-warn} \
-    "$BIN/catan-server" 2>>"$OUT/server.log" &
+    CATAN_MAX_CONNECTIONS=60000 CATAN_MAX_WEBSOCKETS=50000 \
+    env "${rates[@]}" "$BIN/catan-server" 2>>"$OUT/server.log" &
   SERVER_PID=$!
   for _ in $(seq 100); do
     curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null && return 0
@@ -87,9 +104,25 @@ store_rows() {
   fi
 }
 
+# Fills HARD_ROOMS rooms with 4 hard bots each and starts them (server running).
+hard_rooms() {
+  local base="http://127.0.0.1:$PORT" i room host
+  for i in $(seq "${HARD_ROOMS:-100}"); do
+    read -r room host < <(curl -sf -X POST "$base/api/rooms" -H 'content-type: application/json' \
+      -d '{"players":4,"listed":false}' | jq -r '"\(.room_id) \(.host_token)"')
+    for _ in 1 2 3 4; do
+      curl -sf -X POST "$base/api/rooms/$room/bots" -H "authorization: Bearer $host" \
+        -H 'content-type: application/json' -d '{"kind":"hard"}' >/dev/null
+    done
+    curl -sf -X POST "$base/api/rooms/$room/start" -H "authorization: Bearer $host" \
+      -H 'content-type: application/json' -d '{}' >/dev/null
+  done
+}
+
 run_loadgen() { # scenario run args...
   local scenario=$1 run=$2; shift 2
   start_server "$scenario-$run"
+  [ "$scenario" = hard-bots ] && hard_rooms
   local line rc=0
   line=$("$BIN/catan-loadgen" --url "ws://127.0.0.1:$PORT" --server-pid "$SERVER_PID" --json "$@" \
     | tee -a "$OUT/loadgen.log" | tail -n 1) || rc=$?
@@ -114,6 +147,12 @@ for run in $(seq "$RUNS"); do
               --duration "${IDLE_DURATION:-30}" --warmup 60 --setup-concurrency 64 ;;
       soak) run_loadgen soak "$run" --rooms 1000 --think-ms 200 --duration 600 --warmup 60 \
               --sample-secs 10 ;;
+      abuse-clean) DEFAULT_LIMITS=1 run_loadgen abuse-clean "$run" --rooms "${ABUSE_ROOMS:-1000}" --think-ms 200 \
+                     --duration "${ABUSE_CLEAN_DURATION:-180}" --warmup "${ABUSE_WARMUP:-60}" --sample-secs 10 ;;
+      hard-bots|hard-base) run_loadgen "$sc" "$run" --rooms 200 --think-ms 1000 \
+                             --duration "${HARD_DURATION:-60}" --warmup 20 ;;
+      abuse) DEFAULT_LIMITS=1 run_loadgen abuse "$run" --rooms "${ABUSE_ROOMS:-1000}" --think-ms 200 --misbehave \
+               --duration "${ABUSE_DURATION:-600}" --warmup "${ABUSE_WARMUP:-60}" --sample-secs 10 ;;
       *) echo "unknown scenario $sc" >&2; exit 2 ;;
     esac
   done

@@ -133,6 +133,10 @@ impl TestServer {
             .env("CATAN_ADMIN_BIND", "127.0.0.1:0")
             .env("CATAN_BOT_THINK_MS", "0")
             .env("CATAN_RATE_LIMIT", "100000")
+            .env("CATAN_LOBBY_RATE_PER_MIN", "0")
+            .env("CATAN_WEBSOCKET_RATE_PER_MIN", "0")
+            .env("CATAN_CHAT_PER_MIN", "100000")
+            .env("CATAN_MAX_WEBSOCKETS_PER_ADDRESS", "100000")
             .stdout(std::process::Stdio::piped())
             .spawn()
             .expect("spawn server process");
@@ -168,6 +172,109 @@ impl TestServer {
             stop: None,
             task: None,
             child: Some(child),
+        }
+    }
+
+    /// [`TestServer::spawn_process_with`], but a server process that exits before it
+    /// listens is an `Err` with everything it printed (stdout and stderr), e.g. for
+    /// a configuration that must be refused.
+    ///
+    /// # Errors
+    /// The lines the process printed, when it exited before listening.
+    pub fn try_spawn_process_with(
+        database_url: &str,
+        env: &[(&str, &str)],
+    ) -> Result<TestServer, Vec<String>> {
+        use std::io::BufRead;
+        let exe = std::env::current_exe().expect("test binary");
+        let mut child = std::process::Command::new(exe)
+            .envs(env.iter().copied())
+            .args([
+                "--exact",
+                "persistence::child_server",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("CATAN_E2E_CHILD", "1")
+            .env("DATABASE_URL", database_url)
+            .env("CATAN_BIND", "127.0.0.1:0")
+            .env("CATAN_ADMIN_BIND", "127.0.0.1:0")
+            .env("CATAN_BOT_THINK_MS", "0")
+            .env("CATAN_RATE_LIMIT", "100000")
+            .env("CATAN_LOBBY_RATE_PER_MIN", "0")
+            .env("CATAN_WEBSOCKET_RATE_PER_MIN", "0")
+            .env("CATAN_CHAT_PER_MIN", "100000")
+            .env("CATAN_MAX_WEBSOCKETS_PER_ADDRESS", "100000")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn server process");
+        let output: std::sync::Arc<std::sync::Mutex<Vec<String>>> = std::sync::Arc::default();
+        let stderr = std::io::BufReader::new(child.stderr.take().expect("stderr"));
+        let kept = output.clone();
+        let errors = std::thread::spawn(move || {
+            for line in stderr.lines().map_while(Result::ok) {
+                kept.lock().expect("output").push(line);
+            }
+        });
+        let mut lines = std::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+        let mut admin_addr = None;
+        let addr = loop {
+            let Some(Ok(line)) = lines.next() else {
+                let _ = child.wait();
+                let _ = errors.join();
+                return Err(output.lock().expect("output").clone());
+            };
+            output.lock().expect("output").push(line.clone());
+            if let Some((_, a)) = line.split_once("ADMIN LISTENING ") {
+                admin_addr = Some(a.trim().parse().expect("address"));
+            } else if let Some((_, a)) = line.split_once("LISTENING ") {
+                break a.trim().parse().expect("address");
+            }
+        };
+        let kept = output.clone();
+        std::thread::spawn(move || {
+            for line in lines.by_ref().map_while(Result::ok) {
+                kept.lock().expect("output").push(line);
+            }
+        });
+        Ok(TestServer {
+            addr,
+            admin_addr,
+            admin_token: env
+                .iter()
+                .find(|(k, _)| *k == "CATAN_ADMIN_TOKEN")
+                .map(|(_, v)| (*v).to_owned()),
+            http: reqwest::Client::new(),
+            output,
+            stop: None,
+            task: None,
+            child: Some(child),
+        })
+    }
+
+    /// Waits up to `within` until a child-process server answers `GET /readyz` with
+    /// 200 (it listens before it connects to its database).
+    ///
+    /// # Errors
+    /// Everything the process printed, when it exited (or was still not ready).
+    pub async fn wait_ready(&mut self, within: Duration) -> Result<(), Vec<String>> {
+        let started = std::time::Instant::now();
+        loop {
+            let child = self.child.as_mut().expect("a child-process server");
+            let exited = child.try_wait().expect("wait").is_some();
+            if exited || started.elapsed() > within {
+                // Let the threads that read its output catch up.
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                return Err(self.output.lock().expect("output").clone());
+            }
+            if let Ok(r) = self.http.get(self.url("/readyz")).send().await
+                && r.status() == 200
+            {
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
 
@@ -305,13 +412,20 @@ impl TestServer {
         r.json().await.expect("json")
     }
 
-    /// Adds a random bot; panics unless it works.
+    /// Adds a bot of the default kind; panics unless it works.
     pub async fn add_bot(&self, room: Uuid, host: &str) {
+        self.add_bot_of_kind(room, host, None).await;
+    }
+
+    /// Adds a bot of `kind` (`"random"`, `"medium"`...; `None`: the default);
+    /// panics unless it works.
+    pub async fn add_bot_of_kind(&self, room: Uuid, host: &str, kind: Option<&str>) {
+        let body = kind.map_or_else(|| json!({}), |k| json!({ "kind": k }));
         let r = self
             .http
             .post(self.url(&format!("/api/rooms/{room}/bots")))
             .bearer_auth(host)
-            .json(&json!({}))
+            .json(&body)
             .send()
             .await
             .expect("http");
@@ -343,13 +457,19 @@ impl TestServer {
 
     /// Opens a WebSocket as a seat (`Some(token)`) or a spectator.
     pub async fn connect(&self, room: Uuid, token: Option<&str>, last_seq: Option<u64>) -> Client {
-        let mut url = format!("ws://{}/api/rooms/{room}/ws?", self.addr);
+        let mut query = String::new();
         if let Some(t) = token {
-            url.push_str(&format!("token={t}&"));
+            query.push_str(&format!("token={t}&"));
         }
         if let Some(s) = last_seq {
-            url.push_str(&format!("last_seq={s}"));
+            query.push_str(&format!("last_seq={s}"));
         }
+        self.connect_query(room, &query).await
+    }
+
+    /// Opens a WebSocket with `query` as the upgrade's query string, as it is.
+    pub async fn connect_query(&self, room: Uuid, query: &str) -> Client {
+        let url = format!("ws://{}/api/rooms/{room}/ws?{query}", self.addr);
         let (ws, _) = tokio_tungstenite::connect_async(url)
             .await
             .expect("websocket connect");
@@ -626,6 +746,79 @@ pub fn postgres_admin_url() -> String {
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned())
 }
 
+/// The scratch PostgreSQL cluster on 127.0.0.1 that `.ci/pg-scratch` creates or
+/// starts (once per test process; the script is idempotent and takes a lock):
+/// `postgres` connects over TCP without a password; every other role needs its
+/// password (SCRAM), and the role `catan_tls` TLS too. TLS is on, with a server
+/// certificate for `localhost` and `127.0.0.1` signed by the CA in `ca_cert`.
+#[derive(Debug)]
+pub struct ScratchPostgres {
+    /// Its port on 127.0.0.1.
+    pub port: u16,
+    /// The CA certificate (PEM) its server certificate is signed by.
+    pub ca_cert: std::path::PathBuf,
+}
+
+impl ScratchPostgres {
+    /// A URL for the superuser, `postgres`, on database `db`.
+    #[must_use]
+    pub fn admin_url(&self, db: &str) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/{db}", self.port)
+    }
+}
+
+/// The scratch cluster (see [`ScratchPostgres`]), started if need be.
+///
+/// # Panics
+/// If the script fails, e.g. not run as root or without Debian's postgresql-common.
+pub async fn scratch_postgres() -> &'static ScratchPostgres {
+    static CLUSTER: tokio::sync::OnceCell<ScratchPostgres> = tokio::sync::OnceCell::const_new();
+    CLUSTER
+        .get_or_init(|| async {
+            let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.ci/pg-scratch");
+            // Bounded: a daemon that kept the script's stdout open would otherwise
+            // hold this (and every test waiting on it) until CI's own limit.
+            let out = tokio::time::timeout(
+                std::time::Duration::from_secs(120),
+                tokio::process::Command::new("bash")
+                    .arg(&script)
+                    .stdin(std::process::Stdio::null())
+                    .kill_on_drop(true)
+                    .output(),
+            )
+            .await
+            .expect(".ci/pg-scratch did not finish within 120 s (does a process it started keep its stdout open?)")
+            .expect("run .ci/pg-scratch");
+            assert!(
+                out.status.success(),
+                ".ci/pg-scratch failed ({}): {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let text = String::from_utf8_lossy(&out.stdout);
+            let said = || {
+                format!(
+                    "stdout: {text:?}, stderr: {:?}",
+                    String::from_utf8_lossy(&out.stderr)
+                )
+            };
+            let mut lines = text.lines();
+            ScratchPostgres {
+                port: lines
+                    .next()
+                    .and_then(|l| l.trim().parse().ok())
+                    .unwrap_or_else(|| panic!(".ci/pg-scratch prints the port first ({})", said())),
+                ca_cert: lines.next().map(|l| l.trim().into()).unwrap_or_else(|| {
+                    panic!(
+                        ".ci/pg-scratch prints the CA certificate's path second ({})",
+                        said()
+                    )
+                }),
+            }
+        })
+        .await
+}
+
 /// Creates a fresh, empty PostgreSQL database and returns its URL.
 ///
 /// # Panics
@@ -658,12 +851,21 @@ pub struct FaultyStore {
     pub inner: catan_server::store::SqlStore,
     /// While set, appends to the action log fail.
     pub fail_appends: std::sync::atomic::AtomicBool,
+    /// Appends of an action at this index of its game's log or later fail, in every
+    /// game, until it is set back to `u64::MAX` (the default: none fail). Each game
+    /// then stalls at the same point of its log, however fast it ran until then.
+    pub fail_appends_from_seq: std::sync::atomic::AtomicU64,
+    /// Appends refused so far, by game: every call, and the distinct records.
+    refused: std::sync::Mutex<std::collections::HashMap<Uuid, Refused>>,
     /// Result writes still to fail; `u32::MAX` fails them forever.
     pub fail_finishes: std::sync::atomic::AtomicU32,
     /// Result writes attempted.
     pub finish_calls: std::sync::atomic::AtomicU32,
     /// How long each result write takes before it succeeds or fails.
     pub finish_delay: Duration,
+    /// While set, every call hangs (a database that accepted the connection and
+    /// never answers), until it is cleared.
+    pub hang: std::sync::atomic::AtomicBool,
 }
 
 impl FaultyStore {
@@ -673,11 +875,69 @@ impl FaultyStore {
         FaultyStore {
             inner,
             fail_appends: std::sync::atomic::AtomicBool::new(false),
+            fail_appends_from_seq: std::sync::atomic::AtomicU64::new(u64::MAX),
+            refused: std::sync::Mutex::default(),
             fail_finishes: std::sync::atomic::AtomicU32::new(0),
             finish_calls: std::sync::atomic::AtomicU32::new(0),
             finish_delay: Duration::ZERO,
+            hang: std::sync::atomic::AtomicBool::new(false),
         }
     }
+
+    /// Appends refused so far in `game`'s log, every call (the room retries a
+    /// write itself before it refuses the action).
+    ///
+    /// # Panics
+    /// If the lock is poisoned.
+    #[must_use]
+    pub fn refused_appends(&self, game: Uuid) -> u32 {
+        self.refusals(game).calls
+    }
+
+    /// Distinct action records refused in `game`'s log, a record the room retried
+    /// counted once: the attempts its clients made to act (each new attempt is a new
+    /// record, with its own time).
+    ///
+    /// # Panics
+    /// If the lock is poisoned.
+    #[must_use]
+    pub fn refused_actions(&self, game: Uuid) -> u32 {
+        self.refusals(game).records
+    }
+
+    /// Waits for as long as [`FaultyStore::hang`] is set.
+    async fn hang_while_set(&self) {
+        while self.hang.load(std::sync::atomic::Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    fn refusals(&self, game: Uuid) -> Refused {
+        self.refused
+            .lock()
+            .expect("refusals")
+            .get(&game)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    fn refuse(&self, game: Uuid, record: &catan_server::store::ActionRecord) {
+        let mut all = self.refused.lock().expect("refusals");
+        let r = all.entry(game).or_default();
+        r.calls += 1;
+        if r.last.as_ref() != Some(record) {
+            r.records += 1;
+            r.last = Some(*record);
+        }
+    }
+}
+
+/// What a [`FaultyStore`] refused of one game's log.
+#[derive(Debug, Clone, Default)]
+struct Refused {
+    calls: u32,
+    records: u32,
+    last: Option<catan_server::store::ActionRecord>,
 }
 
 mod faulty {
@@ -698,15 +958,21 @@ mod faulty {
     #[async_trait]
     impl Store for FaultyStore {
         async fn create_game(&self, game: &NewGame) -> Result<(), StoreError> {
+            self.hang_while_set().await;
             self.inner.create_game(game).await
         }
         async fn append_action(&self, game: Uuid, action: &ActionRecord) -> Result<(), StoreError> {
-            if self.fail_appends.load(Ordering::SeqCst) {
+            self.hang_while_set().await;
+            if self.fail_appends.load(Ordering::SeqCst)
+                || action.seq >= self.fail_appends_from_seq.load(Ordering::SeqCst)
+            {
+                self.refuse(game, action);
                 return Err(down());
             }
             self.inner.append_action(game, action).await
         }
         async fn finish_game(&self, game: Uuid, finish: &Finish) -> Result<(), StoreError> {
+            self.hang_while_set().await;
             self.finish_calls.fetch_add(1, Ordering::SeqCst);
             tokio::time::sleep(self.finish_delay).await;
             let left = self.fail_finishes.load(Ordering::SeqCst);
@@ -719,21 +985,31 @@ mod faulty {
             self.inner.finish_game(game, finish).await
         }
         async fn abandon_game(&self, game: Uuid) -> Result<(), StoreError> {
+            self.hang_while_set().await;
             self.inner.abandon_game(game).await
         }
+        async fn reserve_seq(&self, game: Uuid, up_to: u64) -> Result<(), StoreError> {
+            self.hang_while_set().await;
+            self.inner.reserve_seq(game, up_to).await
+        }
         async fn unfinished_games(&self) -> Result<Vec<GameRecord>, StoreError> {
+            self.hang_while_set().await;
             self.inner.unfinished_games().await
         }
         async fn finished_games(&self, q: &GameQuery) -> Result<Vec<GameRecord>, StoreError> {
+            self.hang_while_set().await;
             self.inner.finished_games(q).await
         }
         async fn game(&self, id: Uuid) -> Result<GameRecord, StoreError> {
+            self.hang_while_set().await;
             self.inner.game(id).await
         }
         async fn actions(&self, id: Uuid) -> Result<Vec<ActionRecord>, StoreError> {
+            self.hang_while_set().await;
             self.inner.actions(id).await
         }
         async fn health(&self) -> Result<(), StoreError> {
+            self.hang_while_set().await;
             self.inner.health().await
         }
     }

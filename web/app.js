@@ -1,78 +1,33 @@
-// The reference browser client of catan-server (protocol.md). Plain ES module, no
+// The reference browser client of catan-server (protocol.md). Plain ES modules, no
 // build step. Pages: the lobby (`/`) and a room (`/?room=<id>`), which shows the
-// room's seats before the start and the game after it.
+// room's seats before the start and the game after it. Everything on the wire goes
+// through the kit (kit.js); every visible string through i18n.js.
 
-import {
-  loadBoard, drawBoard, maritimeRatios, topology, SEAT_COLORS, SEAT_NAMES, RESOURCE_COLORS,
-} from './board.js';
+import { loadBoard, producingTiles } from './board.js';
+import { api, Connection } from './kit.js';
+import { t, cardsText, refusal, language, setLanguage, LANGUAGES } from './i18n.js';
+import { describe } from './log.js';
+import { renderGame } from './game.js';
+import { renderModal } from './dialogs.js';
+import { historyList } from './endgame.js';
+import { replayPage } from './replay.js';
+import { h, S, W, dot, who, seatName, toast, announce, beep, soundOn, setSound, glance, GLANCE_MS } from './ui.js';
 
-const RES = ['lumber', 'brick', 'wool', 'grain', 'ore'];
-const DEV_LABELS = {
-  knight: 'Knight', road_building: 'Road Building', year_of_plenty: 'Year of Plenty',
-  monopoly: 'Monopoly', victory_point: 'Victory Point',
-};
-const PHASE_LABELS = {
-  setup: 'setup', pre_roll: 'roll', discard: 'discard', move_robber: 'move the robber',
-  main: 'trade and build', road_building: 'road building', over: 'game over',
-};
+/** @typedef {import('./protocol').CreateRoomRequest} CreateRoomRequest */
+/** @typedef {import('./protocol').CreateRoomResponse} CreateRoomResponse */
+/** @typedef {import('./protocol').TakeSeatResponse} TakeSeatResponse */
+/** @typedef {import('./protocol').RoomList} RoomList */
+/** @typedef {import('./protocol').RoomInfo} RoomInfo */
+/** @typedef {import('./protocol').Event} GameEvent */
+/** @typedef {import('./protocol').GameView} GameView */
 
 const $app = document.getElementById('app');
-const $modal = document.getElementById('modal');
-const $status = document.getElementById('status-line');
 const $conn = document.getElementById('conn');
 
-// ---------------------------------------------------------------- helpers
-
-function h(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k.startsWith('on') && typeof v === 'function') e.addEventListener(k.slice(2), v);
-    else if (k === 'class') e.className = v;
-    else if (k === 'value') e.value = v;
-    else if (k === 'checked') e.checked = !!v;
-    else e.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const c of children.flat(Infinity)) {
-    if (c === null || c === undefined || c === false) continue;
-    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return e;
-}
-
-const total = (r) => RES.reduce((s, k) => s + (r?.[k] || 0), 0);
-function addRes(target, cards, sign) {
-  for (const k of RES) {
-    const n = (target[k] || 0) + sign * (cards?.[k] || 0);
-    if (n) target[k] = n; else delete target[k];
-  }
-}
-const fmtRes = (r) => {
-  const parts = RES.filter((k) => r?.[k]).map((k) => `${r[k]} ${k}`);
-  return parts.length ? parts.join(', ') : 'nothing';
-};
-const same = (a, b) => RES.every((k) => (a?.[k] || 0) === (b?.[k] || 0));
-
-async function api(method, path, body, token) {
-  const headers = {};
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  if (token) headers.Authorization = `Bearer ${token}`;
-  const res = await fetch(path, {
-    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let data = null;
-  try { data = text ? JSON.parse(text) : null; } catch { data = text; }
-  if (!res.ok) {
-    const msg = data?.error?.message || `${res.status} ${res.statusText}`;
-    const err = new Error(msg);
-    err.code = data?.error?.code;
-    throw err;
-  }
-  return data;
-}
-
 const sessionKey = (id) => `catan.room.${id}`;
+/** @type {readonly import('./protocol').BotKind[]} */
+const BOT_LEVELS = ['easy', 'medium', 'hard'];
+
 function loadSession(id) {
   try { return JSON.parse(localStorage.getItem(sessionKey(id)) || '{}'); } catch { return {}; }
 }
@@ -82,426 +37,298 @@ function saveSession(id, patch) {
   return s;
 }
 
-function fmtCountdown(deadline) {
-  if (!deadline) return '';
-  const ms = Math.max(0, deadline - Date.now());
-  const s = Math.ceil(ms / 1000);
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
-}
-function countdown(deadline) {
-  return h('span', { class: 'countdown', 'data-deadline': deadline || '' }, fmtCountdown(deadline));
-}
-setInterval(() => {
-  for (const e of document.querySelectorAll('.countdown[data-deadline]')) {
-    const d = Number(e.dataset.deadline);
-    if (d) e.textContent = fmtCountdown(d);
-  }
-}, 250);
-
 function showConn(text) {
   if (text) { $conn.textContent = text; $conn.hidden = false; } else { $conn.hidden = true; }
 }
 
+/** The language switcher in the top bar; the choice is remembered. */
+function languageSwitcher() {
+  const names = { en: 'English', 'zh-Hans': '简体中文', 'zh-Hant': '繁體中文' };
+  const sel = h('select', { id: 'lang', 'aria-label': t('language') },
+    LANGUAGES.map((l) => h('option', { value: l, selected: l === language() }, names[l])));
+  sel.addEventListener('change', () => {
+    setLanguage(sel.value);
+    const u = new URL(location.href);
+    u.searchParams.delete('lang');
+    location.href = u.toString();
+  });
+  document.getElementById('lang-slot').replaceChildren(sel);
+  document.querySelector('#topbar .brand').textContent = t('brand');
+  document.documentElement.lang = language();
+}
+
+/** The sound toggle in the top bar: off until turned on; remembered. */
+function soundToggle() {
+  const show = () => {
+    btn.setAttribute('aria-pressed', soundOn() ? 'true' : 'false');
+    btn.title = t(soundOn() ? 'sound.on' : 'sound.off');
+  };
+  const btn = h('button', {
+    id: 'sound', type: 'button', 'aria-label': t('sound'),
+    onclick: () => { setSound(!soundOn()); show(); beep('turn'); },
+  }, '♪');
+  show();
+  document.getElementById('sound-slot').replaceChildren(btn);
+}
+
 // ---------------------------------------------------------------- lobby page
 
-async function lobbyPage() {
-  document.title = 'Catan: lobby';
+/** The bot level chosen last (the same for the lobby's quick game and a room's host). */
+function botLevel() {
+  return BOT_LEVELS.find((l) => l === localStorage.getItem('catan.bot_level')) || 'medium';
+}
+function botLevelSelect(id) {
+  return h('select', {
+    id, 'aria-label': t('bot_kind'),
+    onchange: (e) => localStorage.setItem('catan.bot_level', e.target.value),
+  }, BOT_LEVELS.map((l) => h('option', { value: l, selected: l === botLevel() }, t(`bot.${l}`))));
+}
+
+/**
+ * One click to a game against bots: a room with the options of the form below, a
+ * seat for the person, bots of the chosen level in the others, and the start; then
+ * the room's page.
+ */
+function quickGame(readOptions) {
+  const err = h('p', { class: 'error', id: 'quick-error', role: 'alert' });
+  const name = h('input', {
+    id: 'quick-name', maxlength: 32, placeholder: t('your_name'), 'aria-label': t('your_name'), value: S.form.name,
+    oninput: (e) => { S.form.name = e.target.value; },
+  });
+  const go = /** @type {HTMLButtonElement} */ (h('button', {
+    class: 'primary', id: 'play-bots', type: 'button',
+    onclick: async () => {
+      go.disabled = true;
+      err.textContent = '';
+      try {
+        const body = readOptions();
+        /** @type {CreateRoomResponse} */
+        const r = await api('POST', '/api/rooms', body);
+        const nm = (S.form.name || '').trim() || t('default_name');
+        localStorage.setItem('catan.name', S.form.name.trim());
+        /** @type {TakeSeatResponse} */
+        const tk = await api('POST', `/api/rooms/${r.room_id}/seats`, { name: nm });
+        saveSession(r.room_id, { host_token: r.host_token, token: tk.token, seat: tk.seat, name: nm });
+        for (let i = 1; i < body.players; i++) await api('POST', `/api/rooms/${r.room_id}/bots`, { kind: botLevel() }, r.host_token);
+        await api('POST', `/api/rooms/${r.room_id}/start`, undefined, r.host_token);
+        location.href = `/?room=${r.room_id}`;
+      } catch (x) { err.textContent = refusal(x); go.disabled = false; }
+    },
+  }, t('play_bots')));
+  return h('section', { class: 'panel', id: 'quick' }, h('h2', {}, t('quick_game')),
+    h('p', { class: 'muted' }, t('quick_game_about')),
+    h('div', { class: 'row' }, name, botLevelSelect('quick-bot-kind'), go), err);
+}
+
+/** The room options of the lobby's form. @returns {CreateRoomRequest} */
+function formOptions() {
+  const input = (id) => /** @type {HTMLInputElement} */ (document.getElementById(id));
+  const n = (id) => Number(input(id).value);
+  return {
+    players: n('opt-players'), vp_target: n('opt-vp'), map: input('opt-map').value === 'beginner' ? 'beginner' : 'random',
+    turn_limit: n('opt-turn-limit'), turn_timer_secs: n('opt-turn'), trade_timeout_secs: n('opt-trade'),
+    discard_timeout_secs: n('opt-discard'), listed: input('opt-listed').checked, spectators: input('opt-spectators').checked,
+    stand_in_secs: n('opt-stand-in'), stand_in_level: BOT_LEVELS.find((l) => l === input('opt-stand-in-level').value) || 'medium',
+  };
+}
+
+function lobbyForm() {
+  const field = (id, label, input) => [h('label', { for: id }, label), input];
+  const num = (id, min, max, value) => h('input', { id, type: 'number', min, max, value, inputmode: 'numeric' });
   const form = h('form', { class: 'form-grid', id: 'create-form' },
-    h('label', { for: 'opt-players' }, 'Players'),
-    h('select', { id: 'opt-players' }, h('option', { value: 4 }, '4'), h('option', { value: 3 }, '3')),
-    h('label', { for: 'opt-vp' }, 'Victory points'),
-    h('input', { id: 'opt-vp', type: 'number', min: 3, max: 20, value: 10 }),
-    h('label', { for: 'opt-map' }, 'Map'),
-    h('select', { id: 'opt-map' }, h('option', { value: 'random' }, 'random'), h('option', { value: 'beginner' }, 'beginner')),
-    h('label', { for: 'opt-turn' }, 'Turn timer (s, 0 = off)'),
-    h('input', { id: 'opt-turn', type: 'number', min: 0, max: 3600, value: 0 }),
-    h('label', { for: 'opt-trade' }, 'Trade offer timeout (s)'),
-    h('input', { id: 'opt-trade', type: 'number', min: 0, max: 3600, value: 60 }),
-    h('label', { for: 'opt-discard' }, 'Discard timeout (s, 0 = off)'),
-    h('input', { id: 'opt-discard', type: 'number', min: 0, max: 3600, value: 60 }),
-    h('label', { for: 'opt-listed' }, 'Listed in the lobby'),
-    h('input', { id: 'opt-listed', type: 'checkbox', checked: true }),
-    h('label', { for: 'opt-spectators' }, 'Spectators allowed'),
-    h('input', { id: 'opt-spectators', type: 'checkbox', checked: true }),
+    field('opt-players', t('opt.players'), h('select', { id: 'opt-players' }, h('option', { value: 4 }, '4'), h('option', { value: 3 }, '3'))),
+    field('opt-vp', t('opt.vp'), num('opt-vp', 3, 20, 10)),
+    field('opt-map', t('opt.map'), h('select', { id: 'opt-map' }, h('option', { value: 'random' }, t('map.random')), h('option', { value: 'beginner' }, t('map.beginner')))),
+    field('opt-turn-limit', t('opt.turn_limit'), num('opt-turn-limit', 100, 5000, 1000)),
+    field('opt-turn', t('opt.turn_timer'), num('opt-turn', 0, 3600, 0)),
+    field('opt-trade', t('opt.trade_timeout'), num('opt-trade', 0, 3600, 60)),
+    field('opt-discard', t('opt.discard_timeout'), num('opt-discard', 0, 3600, 60)),
+    field('opt-stand-in', t('opt.stand_in'), num('opt-stand-in', 0, 3600, 60)),
+    field('opt-stand-in-level', t('opt.stand_in_level'), h('select', { id: 'opt-stand-in-level' },
+      BOT_LEVELS.map((l) => h('option', { value: l, selected: l === 'medium' }, t(`bot.${l}`))))),
+    field('opt-listed', t('opt.listed'), h('input', { id: 'opt-listed', type: 'checkbox', checked: true })),
+    field('opt-spectators', t('opt.spectators'), h('input', { id: 'opt-spectators', type: 'checkbox', checked: true })),
     h('span'),
-    h('button', { type: 'submit', class: 'primary', id: 'create-room' }, 'Create room'),
-  );
-  const err = h('p', { class: 'error', id: 'create-error' });
+    h('button', { type: 'submit', class: 'primary', id: 'create-room' }, t('create_room')));
+  const err = h('p', { class: 'error', id: 'create-error', role: 'alert' });
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
-    const num = (id) => Number(document.getElementById(id).value);
-    const body = {
-      players: num('opt-players'),
-      vp_target: num('opt-vp'),
-      map: document.getElementById('opt-map').value,
-      turn_timer_secs: num('opt-turn'),
-      trade_timeout_secs: num('opt-trade'),
-      discard_timeout_secs: num('opt-discard'),
-      listed: document.getElementById('opt-listed').checked,
-      spectators: document.getElementById('opt-spectators').checked,
-    };
+    const body = formOptions();
     try {
+      /** @type {CreateRoomResponse} */
       const r = await api('POST', '/api/rooms', body);
       saveSession(r.room_id, { host_token: r.host_token });
       location.href = `/?room=${r.room_id}`;
-    } catch (x) { err.textContent = x.message; }
+    } catch (x) { err.textContent = refusal(x); }
   });
-  const list = h('div', { id: 'room-list' }, h('p', { class: 'muted' }, 'Loading rooms...'));
+  return [form, err];
+}
+
+async function lobbyPage() {
+  document.title = t('title.lobby');
+  const list = h('div', { id: 'room-list' }, h('p', { class: 'muted' }, t('loading_rooms')));
   $app.replaceChildren(h('div', { class: 'lobby' },
-    h('section', { class: 'panel' }, h('h2', {}, 'New room'), form, err),
-    h('section', { class: 'panel' }, h('h2', {}, 'Open rooms'), list,
-      h('p', { class: 'muted' }, 'Finished games: ', h('a', { href: '/api/games' }, '/api/games'))),
-  ));
+    h('div', {}, quickGame(formOptions), h('section', { class: 'panel' }, h('h2', {}, t('new_room')), lobbyForm())),
+    h('section', { class: 'panel' }, h('h2', {}, t('open_rooms')), list,
+      h('h2', {}, t('end.history')), historyList())));
   const refresh = async () => {
     try {
-      const { rooms } = await api('GET', '/api/rooms?limit=50');
-      if (!rooms.length) { list.replaceChildren(h('p', { class: 'muted' }, 'No listed rooms yet.')); return; }
+      /** @type {RoomList} */
+      const listed = await api('GET', '/api/rooms?limit=50');
+      // Open rooms only: a finished one stays listed for a minute, but there is
+      // nothing left to join or watch.
+      const rooms = listed.rooms.filter((r) => r.status !== 'finished');
+      if (!rooms.length) { list.replaceChildren(h('p', { class: 'muted' }, t('no_rooms'))); return; }
+      /** @param {RoomInfo} r */
+      const names = (r) => r.seats.flatMap((s) => (s.occupant ? [s.occupant.name] : [])).join(', ') || t('room_nobody');
       list.replaceChildren(h('table', {},
-        h('tr', {}, h('th', {}, 'Room'), h('th', {}, 'Status'), h('th', {}, 'Seats'), h('th', {}, 'VP'), h('th', {}, 'Map')),
+        h('tr', {}, h('th', {}, t('room')), h('th', {}, t('status')), h('th', {}, t('seats')), h('th', {}, t('vp')), h('th', {}, t('opt.map'))),
         rooms.map((r) => h('tr', {},
-          h('td', {}, h('a', { href: `/?room=${r.id}`, class: 'room-link' }, r.id.slice(0, 8))),
-          h('td', {}, r.status),
+          h('td', {}, h('a', { href: `/?room=${r.id}`, class: 'room-link', title: r.id }, names(r))),
+          h('td', {}, t(`status.${r.status}`)),
           h('td', {}, `${r.seats.filter((s) => s.occupant).length}/${r.options.players}`),
           h('td', {}, r.options.vp_target),
-          h('td', {}, r.options.map)))));
-    } catch (x) { list.replaceChildren(h('p', { class: 'error' }, x.message)); }
+          h('td', {}, t(`map.${r.options.map}`))))));
+    } catch (x) { list.replaceChildren(h('p', { class: 'error' }, refusal(x))); }
   };
   refresh();
   setInterval(refresh, 4000);
 }
 
-// ---------------------------------------------------------------- room page state
+// ---------------------------------------------------------------- the connection
 
-const S = {
-  roomId: null,
-  session: {},
-  room: null,
-  you: null,
-  view: null,
-  legal: [],
-  deadline: null,
-  offerDeadlines: [],
-  gameOver: null,
-  lastSeq: null,
-  ws: null,
-  retries: 0,
-  retryTimer: null,
-  noRetry: false,
-  mode: null, // 'road' | 'settlement' | 'city' while choosing where to build
-  pending: null, // request id of the action in flight
-  reqN: 0,
-  log: [],
-  trade: { give: {}, get: {}, to: '', counterTo: null },
-  maritime: { give: null, get: null },
-  discard: {},
-  dialog: null, // 'victim' | 'yop' | 'monopoly'
-  dialogData: null,
-  setupFirst: 0,
-  flash: '',
-  form: { name: localStorage.getItem('catan.name') || '' },
-  gameOverDismissed: false,
-};
-window.__catan = S; // for debugging in the console
+let glanceTimer = 0;
 
-const seatName = (s) => {
-  if (s === null || s === undefined) return 'nobody';
-  return S.room?.seats?.[s]?.occupant?.name || `Seat ${s + 1}`;
-};
-const dot = (s) => h('span', { class: 'seat-dot', style: `background:${SEAT_COLORS[s]}`, title: SEAT_NAMES[s] });
-const who = (s) => h('span', { class: 'who' }, dot(s), seatName(s));
-const legalOf = (type) => S.legal.filter((a) => a.type === type);
-const hasLegal = (type) => S.legal.some((a) => a.type === type);
-
-function logLine(cls, ...parts) {
-  S.log.push(h('div', { class: cls }, ...parts));
-  if (S.log.length > 400) S.log.splice(0, S.log.length - 400);
-}
-
-// ---------------------------------------------------------------- applying events
-
-function setupSeat(index) {
-  const n = S.view.options.players;
-  const f = S.setupFirst;
-  return index < n ? (f + index) % n : (f + 2 * n - 1 - index) % n;
-}
-
-function gain(seat, cards, fromBank) {
-  const v = S.view;
-  v.players[seat].resource_cards += total(cards);
-  if (v.me && v.me.seat === seat) addRes(v.me.hand, cards, 1);
-  if (fromBank) addRes(v.bank, cards, -1);
-}
-function lose(seat, cards, toBank) {
-  const v = S.view;
-  v.players[seat].resource_cards -= total(cards);
-  if (v.me && v.me.seat === seat) addRes(v.me.hand, cards, -1);
-  if (toBank) addRes(v.bank, cards, 1);
-}
-
-function applyEvent(ev) {
-  const v = S.view;
-  if (!v) return;
-  switch (ev.type) {
-    case 'turn_started':
-      v.current = ev.seat; v.turn = ev.turn; v.dev_card_played = false;
-      if (v.me) v.me.dev_cards_new = {};
-      logLine('turn', `— Turn ${ev.turn}: `, who(ev.seat));
-      break;
-    case 'phase_changed':
-      v.phase = ev.phase;
-      if (ev.phase.name === 'setup') v.current = setupSeat(ev.phase.index);
-      if (ev.phase.name === 'over') v.winner = ev.phase.winner;
-      break;
-    case 'settlement_built':
-      v.buildings.push({ vertex: ev.vertex, seat: ev.seat, city: false });
-      v.buildings.sort((a, b) => a.vertex - b.vertex);
-      v.players[ev.seat].settlements_left -= 1; v.players[ev.seat].public_vp += 1;
-      logLine('', who(ev.seat), ` built a settlement (${ev.vertex})`);
-      break;
-    case 'road_built':
-      v.roads.push({ edge: ev.edge, seat: ev.seat });
-      v.roads.sort((a, b) => a.edge - b.edge);
-      v.players[ev.seat].roads_left -= 1;
-      logLine('', who(ev.seat), ` built a road (${ev.edge})`);
-      break;
-    case 'city_built': {
-      const b = v.buildings.find((x) => x.vertex === ev.vertex);
-      if (b) b.city = true;
-      const p = v.players[ev.seat];
-      p.cities_left -= 1; p.settlements_left += 1; p.public_vp += 1;
-      logLine('', who(ev.seat), ` built a city (${ev.vertex})`);
-      break;
+/** Log lines and toasts for one message's events, from the view before them. */
+function onEvents(events, view, seq) {
+  const you = W().you;
+  for (const ev of events) {
+    const line = describe(ev, view, who);
+    if (line) logLine(line.cls, line.parts, seq, true);
+    notePiece(ev);
+    if (ev.type === 'dice_rolled') {
+      // What a roll produced, at a glance: the tiles glow and each seat's gains show.
+      const sum = ev.dice[0] + ev.dice[1];
+      S.rolledAt = Date.now();
+      S.glance = { at: S.rolledAt, tiles: producingTiles(view, sum), gains: {} };
+      // One redraw when it is over (one timer, however many rolls a fast game has).
+      clearTimeout(glanceTimer);
+      glanceTimer = setTimeout(renderSoon, GLANCE_MS + 50);
     }
-    case 'paid': lose(ev.seat, ev.cards, true); break;
-    case 'starting_resources':
-      gain(ev.seat, ev.cards, true);
-      logLine('', who(ev.seat), ` received ${fmtRes(ev.cards)}`);
-      break;
-    case 'produced':
-      gain(ev.seat, ev.cards, true);
-      logLine('', who(ev.seat), ` collected ${fmtRes(ev.cards)}`);
-      break;
-    case 'dice_rolled':
-      v.last_roll = ev.dice;
-      logLine('roll', who(ev.seat), ` rolled ${ev.dice[0]} + ${ev.dice[1]} = ${ev.dice[0] + ev.dice[1]}`);
-      break;
-    case 'shortage': logLine('', `The bank is short of ${ev.resource}: nobody collects it`); break;
-    case 'discarded':
-      lose(ev.seat, ev.cards, true);
-      if (v.phase.name === 'discard') v.phase.pending[ev.seat] = 0;
-      logLine('', who(ev.seat), ` discarded ${fmtRes(ev.cards)}`);
-      break;
-    case 'robber_moved':
-      v.robber = ev.tile;
-      logLine('', who(ev.seat), ` moved the robber to tile ${ev.tile}`);
-      break;
-    case 'stolen': {
-      const one = ev.resource ? { [ev.resource]: 1 } : null;
-      v.players[ev.thief].resource_cards += 1; v.players[ev.victim].resource_cards -= 1;
-      if (one && v.me) {
-        if (v.me.seat === ev.thief) addRes(v.me.hand, one, 1);
-        if (v.me.seat === ev.victim) addRes(v.me.hand, one, -1);
-      }
-      logLine('', who(ev.thief), ' stole ', ev.resource ? `1 ${ev.resource}` : 'a card', ' from ', who(ev.victim));
-      break;
+    const shown = glance();
+    if (ev.type === 'produced' && shown) {
+      const g = shown.gains[ev.seat] || {};
+      for (const [r, n] of Object.entries(ev.cards)) g[r] = (g[r] || 0) + n;
+      shown.gains[ev.seat] = g;
     }
-    case 'dev_card_bought':
-      v.dev_deck -= 1; v.players[ev.seat].dev_cards += 1;
-      if (v.me && v.me.seat === ev.seat && ev.card) {
-        v.me.dev_cards[ev.card] = (v.me.dev_cards[ev.card] || 0) + 1;
-        v.me.dev_cards_new[ev.card] = (v.me.dev_cards_new[ev.card] || 0) + 1;
-      }
-      logLine('', who(ev.seat), ev.card ? ` bought a development card (${DEV_LABELS[ev.card]})` : ' bought a development card');
-      break;
-    case 'dev_card_played':
-      v.players[ev.seat].dev_cards -= 1; v.dev_card_played = true;
-      if (ev.card === 'knight') v.players[ev.seat].knights_played += 1;
-      if (v.me && v.me.seat === ev.seat) {
-        v.me.dev_cards[ev.card] -= 1;
-        if (!v.me.dev_cards[ev.card]) delete v.me.dev_cards[ev.card];
-      }
-      logLine('', who(ev.seat), ` played ${DEV_LABELS[ev.card]}`);
-      break;
-    case 'year_of_plenty':
-      gain(ev.seat, ev.cards, true);
-      logLine('', who(ev.seat), ` took ${fmtRes(ev.cards)} from the bank`);
-      break;
-    case 'monopoly': {
-      let got = 0;
-      ev.taken.forEach((n, s) => {
-        if (!n || s >= v.players.length) return;
-        lose(s, { [ev.resource]: n }, false); got += n;
-      });
-      gain(ev.seat, { [ev.resource]: got }, false);
-      logLine('', who(ev.seat), ` took every ${ev.resource} (${got})`);
-      break;
+    if (ev.type === 'offer_closed' && S.trade.counterTo === ev.offer) S.trade = { give: {}, get: {}, to: '', counterTo: null };
+    // An award that changes hands, for everyone (R-9).
+    if (ev.type === 'longest_road' && ev.holder !== view.longest_road) {
+      toast(ev.holder === null ? t('toast.lr_none') : t('toast.lr', { name: seatName(ev.holder) }), 'award');
     }
-    case 'maritime_traded':
-      lose(ev.seat, ev.gave, true); gain(ev.seat, ev.got, true);
-      logLine('', who(ev.seat), ` traded ${fmtRes(ev.gave)} with the bank for ${fmtRes(ev.got)}`);
-      break;
-    case 'offer_made':
-      v.offers.push(ev.offer);
-      logLine('', who(ev.offer.from), ev.offer.counter_to ? ` countered #${ev.offer.counter_to}` : ' offered',
-        ` #${ev.offer.id} to `, ev.offer.to === null ? 'everyone' : who(ev.offer.to),
-        `: gives ${fmtRes(ev.offer.give)}, wants ${fmtRes(ev.offer.get)}`);
-      break;
-    case 'offer_accepted': {
-      const o = v.offers.find((x) => x.id === ev.offer);
-      if (o) { o.accepted |= 1 << ev.seat; o.rejected &= ~(1 << ev.seat); }
-      logLine('', who(ev.seat), ` accepted offer #${ev.offer}`);
-      break;
+    if (ev.type === 'largest_army' && ev.holder !== view.largest_army) {
+      toast(ev.holder === null ? t('toast.la_none') : t('toast.la', { name: seatName(ev.holder) }), 'award');
     }
-    case 'offer_rejected': {
-      const o = v.offers.find((x) => x.id === ev.offer);
-      if (o) { o.rejected |= 1 << ev.seat; o.accepted &= ~(1 << ev.seat); }
-      logLine('', who(ev.seat), ` rejected offer #${ev.offer}`);
-      break;
+    if (you === null) continue;
+    if (ev.type === 'turn_started' && ev.seat === you) toast(t('toast.your_turn'), 'turn');
+    if (ev.type === 'stolen' && ev.victim === you) toast(t('toast.robbed', { name: seatName(ev.thief), res: ev.resource ? t(`res.${ev.resource}`) : t('a_card') }), 'robbed');
+    if (ev.type === 'offer_made' && ev.offer.from !== you && (ev.offer.to === you || ev.offer.to === null)) {
+      toast(t('toast.offer', { name: seatName(ev.offer.from), give: cardsText(ev.offer.give), get: cardsText(ev.offer.get) }), 'offer');
     }
-    case 'offer_closed':
-      v.offers = v.offers.filter((x) => x.id !== ev.offer);
-      if (S.trade.counterTo === ev.offer) S.trade = { give: {}, get: {}, to: '', counterTo: null };
-      logLine('muted', `Offer #${ev.offer} closed (${ev.reason.replace('_', ' ')})`);
-      break;
-    case 'trade_completed':
-      lose(ev.from, ev.gave, false); gain(ev.to, ev.gave, false);
-      lose(ev.to, ev.got, false); gain(ev.from, ev.got, false);
-      logLine('', who(ev.from), ` traded ${fmtRes(ev.gave)} to `, who(ev.to), ` for ${fmtRes(ev.got)}`);
-      break;
-    case 'longest_road':
-      if (v.longest_road !== null && v.longest_road !== undefined) v.players[v.longest_road].public_vp -= 2;
-      v.longest_road = ev.holder;
-      if (ev.holder !== null) v.players[ev.holder].public_vp += 2;
-      logLine('', 'Longest Road: ', ev.holder === null ? 'nobody' : who(ev.holder), ev.holder === null ? '' : ` (${ev.length})`);
-      break;
-    case 'largest_army':
-      if (v.largest_army !== null && v.largest_army !== undefined) v.players[v.largest_army].public_vp -= 2;
-      v.largest_army = ev.holder;
-      if (ev.holder !== null) v.players[ev.holder].public_vp += 2;
-      logLine('', 'Largest Army: ', who(ev.holder), ` (${ev.knights} knights)`);
-      break;
-    case 'timed_out': logLine('muted', who(ev.seat), ' ran out of time'); break;
-    case 'game_won':
-      v.winner = ev.seat;
-      logLine('turn', who(ev.seat), ` wins with ${ev.points} points!`);
-      break;
-    default: break; // unknown events are skipped (protocol.md 2.4)
   }
 }
 
-// ---------------------------------------------------------------- connection
-
-function wsUrl(withLastSeq) {
-  const proto = location.protocol === 'https:' ? 'wss' : 'ws';
-  const q = new URLSearchParams();
-  if (S.session.token) q.set('token', S.session.token);
-  if (withLastSeq && S.lastSeq !== null) q.set('last_seq', String(S.lastSeq));
-  return `${proto}://${location.host}/api/rooms/${S.roomId}/ws?${q}`;
+/** The last piece placed, marked on the board. */
+function notePiece(ev) {
+  if (ev.type === 'settlement_built' || ev.type === 'city_built') S.lastPiece = { kind: 'vertex', id: ev.vertex };
+  if (ev.type === 'road_built') S.lastPiece = { kind: 'edge', id: ev.edge };
 }
 
-function connect(resume) {
-  clearTimeout(S.retryTimer);
-  if (S.ws) { S.ws.intentional = true; S.ws.close(); }
-  const ws = new WebSocket(wsUrl(resume));
-  S.ws = ws;
-  ws.onopen = () => { S.retries = 0; showConn(''); };
-  ws.onmessage = (m) => {
-    if (S.ws !== ws) return;
-    let msg;
-    try { msg = JSON.parse(m.data); } catch { return; }
-    onMessage(msg);
-  };
-  ws.onclose = (ev) => {
-    if (ws.intentional || S.ws !== ws) return;
-    S.pending = null;
-    if (ev.code === 4000) {
-      showConn('This seat was opened in another tab or device.');
-      return;
+/** The log's lines, kept in one element that every redraw moves into place. */
+const LOG_LINES = 3000;
+const $log = h('div', { class: 'log', id: 'log', role: 'log', tabindex: 0, 'aria-label': t('log_chat') });
+// Where the log is scrolled: following the newest line unless the person scrolled up
+// (read before each redraw, against where the last one left it: lines added since
+// make it taller, and moving it into the redrawn page resets its scroll).
+const logScroll = { follow: true, top: 0, height: 0 };
+function noteLog() {
+  if (!$log.isConnected) return;
+  logScroll.follow = $log.scrollTop + $log.clientHeight >= logScroll.height - 30;
+  logScroll.top = $log.scrollTop;
+}
+function placeLog() {
+  if (!$log.isConnected) return;
+  $log.scrollTop = logScroll.follow ? $log.scrollHeight : logScroll.top;
+  logScroll.height = $log.scrollHeight;
+}
+
+/**
+ * Adds a line to the log; `seq` is the number of the broadcast it comes from (the
+ * history replaces the lines up to its own). `live` lines are read out.
+ */
+function logLine(cls, parts, seq = null, live = false) {
+  const line = h('div', { class: cls, 'data-seq': seq ?? '' }, ...parts);
+  $log.append(line);
+  while ($log.childElementCount > LOG_LINES) $log.firstElementChild.remove();
+  // (Scrolled into place by the next redraw: one layout a frame, not one a line.)
+  if (live) announce(line.textContent);
+}
+
+/** A chat message as a log line's class and parts. @returns {[string, any[]]} */
+function chatLine(msg) {
+  return ['chat', [h('b', {}, msg.seat === undefined || msg.seat === null ? null : dot(msg.seat), `${msg.name}: `), msg.text]];
+}
+
+/**
+ * The seat's visible history (protocol.md 5.2.12) as the log: every action's events
+ * and the chat kept, in the order of their numbers; lines already shown live up to
+ * the history's `seq` are replaced, later ones kept.
+ * @param {import('./protocol').History} msg
+ */
+function showHistory(msg) {
+  const v = W().view;
+  const later = [...$log.children].filter((e) => e instanceof HTMLElement && Number(e.dataset.seq) > msg.seq);
+  /** @type {[number, string, any[]][]} */
+  const lines = [];
+  for (const a of msg.actions) {
+    for (const ev of a.events) {
+      notePiece(ev);
+      const line = v ? describe(ev, v, who) : null;
+      if (line) lines.push([a.seq, line.cls, line.parts]);
     }
-    if (ev.code === 4010) {
-      showConn('The room was closed or you left your seat.');
-      return;
-    }
-    const delay = Math.min(10000, 500 * 2 ** S.retries);
-    S.retries += 1;
-    showConn(`Connection lost; reconnecting in ${Math.round(delay / 100) / 10}s...`);
-    S.retryTimer = setTimeout(() => connect(S.lastSeq !== null), delay);
-  };
-}
-
-function send(obj) {
-  if (S.ws && S.ws.readyState === WebSocket.OPEN) S.ws.send(JSON.stringify(obj));
-}
-
-function act(action) {
-  if (S.pending) return;
-  S.reqN += 1;
-  const id = `r${S.reqN}`;
-  S.pending = id;
-  S.mode = null;
-  send({ type: 'action', request_id: id, action });
-  render();
-}
-
-const SEQUENCED = new Set(['events', 'chat', 'presence', 'room', 'game_over']);
-
-function onMessage(msg) {
-  if (SEQUENCED.has(msg.type)) {
-    if (S.lastSeq !== null && msg.seq <= S.lastSeq) return; // duplicate
-    if (S.lastSeq !== null && msg.seq > S.lastSeq + 1) { connect(true); return; } // gap
-    S.lastSeq = msg.seq;
   }
-  switch (msg.type) {
-    case 'snapshot':
-      if (msg.protocol_version !== 1) {
-        showConn(`Unsupported protocol version ${msg.protocol_version}`);
-        S.ws.intentional = true; S.ws.close();
-        return;
-      }
-      S.room = msg.room; S.you = msg.you; S.view = msg.view; S.legal = msg.legal || [];
-      S.deadline = msg.deadline; S.offerDeadlines = msg.offer_deadlines || [];
-      S.gameOver = msg.game_over; S.lastSeq = msg.seq; S.pending = null;
-      if (S.view && !S.log.length && S.view.turn > 0) logLine('muted', `— joined the game at turn ${S.view.turn} —`);
-      if (S.view && S.view.phase.name === 'setup') {
-        const n = S.view.options.players;
-        const k = S.view.phase.index;
-        const back = k < n ? k : 2 * n - 1 - k;
-        S.setupFirst = (((S.view.current - back) % n) + n) % n;
-      }
-      break;
-    case 'events':
-      for (const ev of msg.events) applyEvent(ev);
-      S.legal = msg.legal || [];
-      S.deadline = msg.deadline ?? null;
-      S.offerDeadlines = msg.offer_deadlines || [];
-      if (msg.request_id && msg.request_id === S.pending) S.pending = null;
-      break;
-    case 'rejected':
-      if (msg.request_id === S.pending) S.pending = null;
-      S.flash = `Refused: ${msg.message} (${msg.code})`;
-      break;
-    case 'error':
-      S.flash = `Error: ${msg.message}`;
-      break;
-    case 'chat':
-      logLine('chat', msg.seat === undefined || msg.seat === null ? h('b', {}, `${msg.name}: `) : h('b', {}, dot(msg.seat), `${msg.name}: `), msg.text);
-      break;
-    case 'presence':
-      if (S.room?.seats?.[msg.seat]) S.room.seats[msg.seat].connected = msg.connected;
-      break;
-    case 'room':
-      S.room = msg.room;
-      break;
-    case 'resumed':
-      S.legal = msg.legal || []; S.deadline = msg.deadline ?? null;
-      S.offerDeadlines = msg.offer_deadlines || []; S.lastSeq = msg.seq; S.pending = null;
-      break;
-    case 'game_over':
-      S.gameOver = msg;
-      break;
-    default: break;
-  }
-  render();
+  for (const c of msg.chat) if (c.text !== '') lines.push([c.seq, ...chatLine(c)]);
+  lines.sort((a, b) => a[0] - b[0]);
+  $log.replaceChildren();
+  for (const [seq, cls, parts] of lines.slice(-LOG_LINES)) logLine(cls, parts, seq);
+  $log.append(...later);
+  logScroll.follow = true;
+}
+
+function onChange(kind, msg) {
+  const st = W();
+  // An old chat replayed without its text (protocol.md 8) has nothing to show.
+  if (kind === 'chat' && msg.text !== '') logLine(...chatLine(msg), msg.seq, true);
+  if (kind === 'history') showHistory(msg);
+  if (kind === 'events' || kind === 'snapshot') S.flash = '';
+  if (kind === 'closing') showConn(msg.message);
+  renderSoon();
+}
+
+const CLOSED = { 4000: 'conn.replaced', 4010: 'conn.room_closed', 4011: 'conn.kicked', 4012: 'conn.version', unsupported_version: 'conn.version' };
+
+function connect() {
+  if (S.conn) S.conn.close();
+  const base = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}`;
+  S.conn = new Connection({
+    base, roomId: S.roomId, token: S.session.token, onChange, onEvents, history: true,
+    onStatus: (s, delay) => {
+      if (s === 'open') showConn('');
+      else if (s === 'retrying') showConn(t('conn.retrying', { s: Math.round(delay / 100) / 10 }));
+      else showConn(t(CLOSED[s] || 'conn.lost'));
+    },
+  });
+  S.conn.connect();
 }
 
 // ---------------------------------------------------------------- room page
@@ -509,418 +336,210 @@ function onMessage(msg) {
 async function roomPage(id) {
   S.roomId = id;
   S.session = loadSession(id);
-  document.title = 'Catan: room';
+  document.title = t('title.room');
   try {
     S.room = await api('GET', `/api/rooms/${id}`);
   } catch (x) {
-    $app.replaceChildren(h('div', { class: 'panel' }, h('p', { class: 'error' }, `Room ${id}: ${x.message}`), h('a', { href: '/' }, 'Back to the lobby')));
+    $app.replaceChildren(h('div', { class: 'panel' }, h('p', { class: 'error' }, t('room_error', { id, why: refusal(x) })), h('a', { href: '/' }, t('back_lobby'))));
     return;
   }
   await loadBoard();
-  if (S.session.token || S.room.options.spectators) connect(false);
+  if (S.session.token || S.room.options.spectators) connect();
   else pollRoom();
   render();
 }
 
 async function pollRoom() {
-  if (S.session.token || S.ws) return;
+  if (S.session.token || S.conn) return;
   try { S.room = await api('GET', `/api/rooms/${S.roomId}`); render(); } catch { /* keep polling */ }
   setTimeout(pollRoom, 2000);
 }
 
-function render() {
-  if (!S.room) return;
-  const flash = S.flash ? h('p', { class: 'error', id: 'flash' }, S.flash) : null;
-  if (!S.view) renderRoomLobby(flash);
-  else renderGame(flash);
-  renderModal();
+/**
+ * Which element has the focus, as a selector that finds its successor after a redraw
+ * (its id, or the board spot or stepper it is), so that keyboard use survives the
+ * page being redrawn from scratch; null when there is none to keep.
+ */
+function focusKey() {
+  const el = document.activeElement;
+  if (!(el instanceof Element) || el === document.body) return null;
+  // Kept for keyboard use (a focus ring shown) and typing; a button clicked with the
+  // mouse need not stay focused across a redraw.
+  if (!el.matches(':focus-visible') && !(el instanceof HTMLInputElement && el.type === 'text')) return null;
+  for (const a of ['data-vertex', 'data-edge', 'data-tile', 'data-step']) {
+    if (el.hasAttribute(a)) return { sel: `[${a}="${el.getAttribute(a)}"]`, spot: a !== 'data-step' };
+  }
+  return el.id ? { sel: `#${CSS.escape(el.id)}`, spot: false } : null;
 }
 
-function renderRoomLobby(flash) {
-  const r = S.room;
-  const link = `${location.origin}/?room=${r.id}`;
-  const free = r.seats.filter((s) => !s.occupant);
+// A board spot had the focus and was taken (or the spots went while the action was
+// in flight): the next legal spots to appear get it, until the focus goes elsewhere.
+let spotFocusLost = false;
+document.addEventListener('focusin', (e) => {
+  if (e.target instanceof Element && e.target !== document.body) spotFocusLost = false;
+});
+
+function render() {
+  if (frame) cancelAnimationFrame(frame);
+  frame = 0;
+  if (!W().room) return;
+  const focus = focusKey() || (spotFocusLost ? { sel: '#board .hl', spot: true } : null);
+  noteLog();
+  if (!W().view) renderRoomLobby();
+  else renderGame();
+  renderModal();
+  placeLog();
+  // A dialog takes the focus (its first button), so that it is answered by keyboard.
+  const $modal = document.getElementById('modal');
+  if (!$modal.hidden && !$modal.contains(document.activeElement)) {
+    const first = $modal.querySelector('button:not([disabled])');
+    if (first instanceof HTMLElement) { first.focus({ preventScroll: true }); return; }
+  }
+  const active = document.activeElement;
+  // (A removed element may stay the active one until the browser's next update.)
+  if (focus && (!active || active === document.body || !active.isConnected)) {
+    // The same element again; a board spot taken: the first legal spot left, if any.
+    const next = document.querySelector(focus.sel) || (focus.spot ? document.querySelector('#board .hl') : null);
+    spotFocusLost = focus.spot && !next;
+    if (next instanceof HTMLElement || next instanceof SVGElement) {
+      next.focus({ preventScroll: true });
+      if (next instanceof HTMLInputElement && next.type === 'text') next.setSelectionRange(next.value.length, next.value.length);
+    }
+  }
+}
+// What the person does redraws at once; what the server sends, once per animation
+// frame however many messages arrived, so that a page keeps up with a fast game and
+// is never dropped as too slow (protocol.md 9, 4009).
+let frame = 0;
+function renderSoon() {
+  if (!frame) frame = requestAnimationFrame(render);
+}
+S.render = render;
+
+function optionsLine(o) {
+  return t('room_options', {
+    players: o.players, vp: o.vp_target, map: t(`map.${o.map}`), turns: o.turn_limit ?? 1000,
+    timer: o.turn_timer_secs ? `${o.turn_timer_secs}s` : t('off'), trade: `${o.trade_timeout_secs}s`,
+    discard: o.discard_timeout_secs ? `${o.discard_timeout_secs}s` : t('off'),
+    stand_in: o.stand_in_secs ? `${o.stand_in_secs}s` : t('off'),
+    listed: o.listed ? t('listed') : t('unlisted'), spectators: o.spectators ? t('spectators_yes') : t('spectators_no'),
+  });
+}
+
+async function lobbyCall(fn) {
+  try { await fn(); S.flash = ''; } catch (x) { S.flash = refusal(x); }
+  if (!S.conn) S.room = await api('GET', `/api/rooms/${S.roomId}`);
+  render();
+}
+
+function seatControls(r, free) {
   const host = S.session.host_token;
-  $status.textContent = `Room ${r.id.slice(0, 8)} · ${r.status}`;
-  const seats = h('table', { id: 'seats' },
-    h('tr', {}, h('th', {}, 'Seat'), h('th', {}, 'Player'), h('th', {}, 'Online')),
-    r.seats.map((s) => h('tr', {},
-      h('td', {}, dot(s.seat), `${s.seat + 1}`),
-      h('td', {}, s.occupant ? `${s.occupant.name}${s.occupant.bot ? ` (${s.occupant.bot} bot)` : ''}${S.you === s.seat && S.session.token ? ' (you)' : ''}` : h('span', { class: 'muted' }, 'free')),
-      h('td', {}, s.connected ? 'yes' : 'no'))));
-  const parts = [
-    h('h2', {}, 'Room'),
-    h('p', {}, `${r.options.players} players · ${r.options.vp_target} VP · ${r.options.map} map · turn timer ${r.options.turn_timer_secs || 'off'} · trade timeout ${r.options.trade_timeout_secs}s · discard timeout ${r.options.discard_timeout_secs || 'off'} · ${r.options.listed ? 'listed' : 'unlisted'} · spectators ${r.options.spectators ? 'allowed' : 'not allowed'}`),
-    h('label', {}, 'Join link: ', h('input', { class: 'share', id: 'share-link', readonly: true, value: link, onclick: (e) => e.target.select() })),
-    h('button', { id: 'copy-link', onclick: () => navigator.clipboard?.writeText(link).then(() => { S.flash = 'Link copied'; render(); }) }, 'Copy link'),
-    seats,
-  ];
   const side = [];
   if (r.status === 'lobby' && !S.session.token) {
-    const name = h('input', {
-      id: 'join-name', maxlength: 32, placeholder: 'your name', value: S.form.name,
-      oninput: (e) => { S.form.name = e.target.value; },
-    });
-    side.push(h('h3', {}, 'Take a seat'), name,
-      h('button', {
+    side.push(h('h3', {}, t('take_seat')),
+      h('div', { class: 'row' }, h('input', {
+        id: 'join-name', maxlength: 32, placeholder: t('your_name'), 'aria-label': t('your_name'), value: S.form.name,
+        oninput: (e) => { S.form.name = e.target.value; },
+      }), h('button', {
         class: 'primary', id: 'join', disabled: !free.length,
-        onclick: async () => {
-          try {
-            const nm = S.form.name.trim();
-            localStorage.setItem('catan.name', nm);
-            const t = await api('POST', `/api/rooms/${r.id}/seats`, { name: nm });
-            S.session = saveSession(r.id, { token: t.token, seat: t.seat, name: nm });
-            S.flash = '';
-            connect(false);
-          } catch (x) { S.flash = x.message; render(); }
-        },
-      }, 'Join'),
-      r.options.spectators ? h('p', { class: 'muted' }, 'Not joining? You are watching as a spectator.') : null);
+        onclick: () => lobbyCall(async () => {
+          const nm = S.form.name.trim();
+          localStorage.setItem('catan.name', nm);
+          /** @type {TakeSeatResponse} */
+          const tk = await api('POST', `/api/rooms/${r.id}/seats`, { name: nm });
+          S.session = saveSession(r.id, { token: tk.token, seat: tk.seat, name: nm });
+          connect();
+        }),
+      }, t('join'))),
+      r.options.spectators ? h('p', { class: 'muted' }, t('watching')) : null);
   } else if (r.status === 'lobby' && S.session.token) {
-    side.push(h('p', {}, `You are seat ${S.session.seat + 1}.`),
+    side.push(h('p', { id: 'you-seat', 'data-seat': S.session.seat }, t('you_are_seat', { n: S.session.seat + 1 })),
       h('button', {
         id: 'leave',
-        onclick: async () => {
-          try {
-            await api('DELETE', `/api/rooms/${r.id}/seats/${S.session.seat}`, undefined, S.session.token);
-          } catch (x) { S.flash = x.message; }
-          S.session = saveSession(r.id, { token: null, seat: null });
-          S.you = null;
-          if (r.options.spectators) connect(false); else { S.ws = null; pollRoom(); }
-          render();
-        },
-      }, 'Leave seat'));
+        onclick: () => lobbyCall(async () => {
+          try { await api('DELETE', `/api/rooms/${r.id}/seats/${S.session.seat}`, undefined, S.session.token); } finally {
+            S.session = saveSession(r.id, { token: null, seat: null });
+            if (r.options.spectators) connect(); else { S.conn?.close(); S.conn = null; pollRoom(); }
+          }
+        }),
+      }, t('leave_seat')));
   }
   if (host && r.status === 'lobby') {
-    const kind = h('select', { id: 'bot-kind' }, h('option', { value: 'random' }, 'random bot'), h('option', { value: 'heuristic' }, 'heuristic bot'));
-    side.push(h('h3', {}, 'Host'), kind,
+    // The levels offered to people (random is for tests and load); the choice stays
+    // chosen for the next bot and the next room.
+    const kind = /** @type {HTMLSelectElement} */ (botLevelSelect('bot-kind'));
+    side.push(h('h3', {}, t('host')), h('div', { class: 'row' }, kind,
       h('button', {
         id: 'add-bot', disabled: !free.length,
-        onclick: async () => {
-          try { await api('POST', `/api/rooms/${r.id}/bots`, { kind: kind.value }, host); S.flash = ''; } catch (x) {
-            S.flash = x.code === 'bad_request' && kind.value !== 'random' ? `This server does not offer ${kind.value} bots` : x.message;
-          }
-          if (!S.ws) { S.room = await api('GET', `/api/rooms/${r.id}`); }
-          render();
-        },
-      }, 'Add bot'),
+        onclick: () => lobbyCall(() => api('POST', `/api/rooms/${r.id}/bots`, { kind: BOT_LEVELS.find((l) => l === kind.value) || 'medium' }, host)),
+      }, t('add_bot')),
       h('button', {
         class: 'primary', id: 'start', disabled: free.length > 0,
-        onclick: async () => {
-          try { await api('POST', `/api/rooms/${r.id}/start`, undefined, host); S.flash = ''; } catch (x) { S.flash = x.message; render(); }
-        },
-      }, 'Start game'));
+        onclick: () => lobbyCall(() => api('POST', `/api/rooms/${r.id}/start`, undefined, host)),
+      }, t('start_game'))));
   }
-  if (r.status !== 'lobby' && !S.view) {
-    side.push(h('p', { class: 'muted' }, r.options.spectators || S.session.token ? 'Loading the game...' : 'This room does not allow spectators.'));
-  }
+  if (r.status !== 'lobby') side.push(h('p', { class: 'muted' }, r.options.spectators || S.session.token ? t('loading_game') : t('no_spectators')));
+  return side;
+}
+
+function renderRoomLobby() {
+  const r = W().room;
+  const link = `${location.origin}/?room=${r.id}`;
+  const free = r.seats.filter((s) => !s.occupant);
+  const you = W().you;
+  document.getElementById('status-line').textContent = t('room_status', { id: r.id.slice(0, 8), status: t(`status.${r.status}`) });
+  const seats = h('table', { id: 'seats' },
+    h('tr', {}, h('th', {}, t('seat')), h('th', {}, t('player')), h('th', {}, t('online'))),
+    r.seats.map((s) => h('tr', { 'data-bot': s.occupant?.bot ? '' : undefined },
+      h('td', {}, dot(s.seat), `${s.seat + 1}`),
+      h('td', {}, s.occupant ? [s.occupant.name, s.occupant.bot ? ` (${t(`bot.${s.occupant.bot}`)})` : '', you === s.seat && S.session.token ? ` (${t('you')})` : '']
+        : h('span', { class: 'muted' }, t('free'))),
+      h('td', {}, s.connected ? t('yes') : t('no')),
+      // The host may take a seat back before the start: a bot, or a person waiting.
+      S.session.host_token && r.status === 'lobby' && s.occupant && !(you === s.seat && S.session.token)
+        ? h('td', {}, h('button', {
+          class: 'remove-seat', 'data-seat': String(s.seat), 'aria-label': `${t('remove')} ${s.occupant.name}`,
+          onclick: () => lobbyCall(() => api('DELETE', `/api/rooms/${r.id}/seats/${s.seat}`, undefined, S.session.host_token)),
+        }, t('remove')))
+        : h('td', {}))));
+  const problem = W().refusal ? refusal(W().refusal) : S.flash;
   $app.replaceChildren(h('div', { class: 'lobby' },
-    h('section', { class: 'panel' }, parts),
-    h('section', { class: 'panel' }, side, flash, chatPanel())));
+    h('section', { class: 'panel' }, h('h2', {}, t('room')), h('p', {}, optionsLine(r.options)),
+      h('label', { class: 'row' }, t('join_link'), ' ', h('input', { class: 'share', id: 'share-link', readonly: true, value: link, onclick: (e) => e.target.select() })),
+      h('button', { id: 'copy-link', onclick: () => copyLink(link) }, t('copy_link')),
+      seats),
+    h('section', { class: 'panel' }, seatControls(r, free), problem ? h('p', { class: 'error', id: 'flash', role: 'alert' }, problem) : null, chatPanel())));
+}
+
+/**
+ * Copies the invite link: the clipboard API where the page may use it (https,
+ * localhost), else the old way through the selected field.
+ */
+async function copyLink(link) {
+  let done = false;
+  try { await navigator.clipboard.writeText(link); done = true; } catch {
+    const field = document.getElementById('share-link');
+    if (field instanceof HTMLInputElement) { field.select(); done = document.execCommand('copy'); }
+  }
+  S.flash = done ? t('link_copied') : t('link_copy_failed');
+  render();
 }
 
 function chatPanel() {
-  const log = h('div', { class: 'log', id: 'log' }, S.log);
-  const input = h('input', { id: 'chat-input', maxlength: 500, placeholder: 'chat', value: S.form.chat || '', oninput: (e) => { S.form.chat = e.target.value; } });
+  const input = h('input', { id: 'chat-input', maxlength: 500, placeholder: t('chat'), 'aria-label': t('chat'), value: S.form.chat || '', oninput: (e) => { S.form.chat = e.target.value; } });
   const form = h('form', {
-    id: 'chat-form',
+    id: 'chat-form', class: 'row',
     onsubmit: (e) => {
       e.preventDefault();
       const text = (S.form.chat || '').trim();
-      if (text) send({ type: 'chat', text });
+      if (text) S.conn?.chat(text);
       S.form.chat = '';
       input.value = '';
     },
-  }, input, h('button', { type: 'submit' }, 'Send'));
-  requestAnimationFrame(() => { log.scrollTop = log.scrollHeight; });
-  return h('div', {}, h('h3', {}, 'Log and chat'), log, form);
+  }, input, h('button', { type: 'submit' }, t('send')));
+  return h('section', { class: 'panel', id: 'log-panel' }, h('h3', {}, t('log_chat')), $log, form);
 }
-
-// ---------------------------------------------------------------- the game
-
-function phasePrompt() {
-  const v = S.view;
-  const mine = S.you !== null && v.current === S.you;
-  if (v.phase.name === 'over') return `${seatName(v.winner)} won the game.`;
-  if (S.you === null) return `Spectating: ${seatName(v.current)} to ${PHASE_LABELS[v.phase.name]}`;
-  if (S.pending) return 'Waiting for the server...';
-  if (hasLegal('discard')) return `Discard ${v.phase.pending[S.you]} cards.`;
-  if (v.phase.name === 'discard') return 'Waiting for others to discard...';
-  if (!mine) {
-    if (hasLegal('accept_offer') || hasLegal('reject_offer')) return 'An offer awaits your answer.';
-    return `Waiting for ${seatName(v.current)} (${PHASE_LABELS[v.phase.name]})`;
-  }
-  switch (v.phase.name) {
-    case 'setup': return v.phase.settlement === null ? 'Place a settlement on a highlighted spot.' : 'Place a road next to it.';
-    case 'pre_roll': return 'Roll the dice (or play a development card).';
-    case 'move_robber': return 'Move the robber: click a highlighted tile.';
-    case 'road_building': return `Place a free road (${v.phase.remaining} left).`;
-    case 'main':
-      if (S.mode) return `Choose where to build a ${S.mode} (click the button again to cancel).`;
-      return 'Build, trade or end your turn.';
-    default: return '';
-  }
-}
-
-function highlights() {
-  const hl = { vertices: new Map(), edges: new Set(), tiles: new Set() };
-  if (S.pending || S.you === null) return hl;
-  const ph = S.view.phase.name;
-  const auto = ph === 'setup' || ph === 'road_building';
-  if (auto || S.mode === 'settlement') for (const a of legalOf('build_settlement')) hl.vertices.set(a.vertex, 'settlement');
-  if (S.mode === 'city') for (const a of legalOf('build_city')) hl.vertices.set(a.vertex, 'city');
-  if (auto || S.mode === 'road') for (const a of legalOf('build_road')) hl.edges.add(a.edge);
-  for (const a of legalOf('move_robber')) hl.tiles.add(a.tile);
-  return hl;
-}
-
-function onPick(kind, id) {
-  if (S.pending) return;
-  if (kind === 'settlement') act({ type: 'build_settlement', vertex: id });
-  else if (kind === 'city') act({ type: 'build_city', vertex: id });
-  else if (kind === 'edge') act({ type: 'build_road', edge: id });
-  else if (kind === 'tile') {
-    const options = legalOf('move_robber').filter((a) => a.tile === id);
-    if (options.length === 1) act({ type: 'move_robber', tile: id, victim: options[0].victim });
-    else if (options.length > 1) { S.dialog = 'victim'; S.dialogData = { tile: id, options }; render(); }
-  }
-}
-
-function renderGame(flash) {
-  const v = S.view;
-  const me = S.you;
-  const dice = v.last_roll ? `${'⚀⚁⚂⚃⚄⚅'[v.last_roll[0] - 1]}${'⚀⚁⚂⚃⚄⚅'[v.last_roll[1] - 1]} ${v.last_roll[0] + v.last_roll[1]}` : '–';
-  $status.replaceChildren(...[
-    h('span', { id: 'turn-info' }, `Turn ${v.turn} · `, who(v.current), ` · ${PHASE_LABELS[v.phase.name]}`),
-    ' · ', h('span', { class: 'dice', id: 'dice', title: 'last roll' }, dice),
-    S.deadline ? h('span', {}, ' · ⏱ ', countdown(S.deadline)) : null,
-    me === null ? ' · spectator' : null,
-  ].filter((x) => x !== null));
-
-  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-  svg.id = 'board';
-  drawBoard(svg, v, highlights(), onPick);
-  const boardWrap = h('section', { class: 'board-wrap panel' },
-    h('div', { class: 'prompt', id: 'prompt' }, phasePrompt()), flash, svg);
-
-  const side = [playersPanel()];
-  if (me !== null && v.phase.name !== 'over') side.push(actionsPanel(), handPanel(), tradePanel(), offersPanel());
-  else side.push(offersPanel());
-  side.push(bankPanel(), h('section', { class: 'panel' }, chatPanel()));
-  $app.replaceChildren(h('div', { class: 'game' }, boardWrap, h('div', { class: 'side' }, side)));
-}
-
-function playersPanel() {
-  const v = S.view;
-  return h('section', { class: 'panel' }, h('h3', {}, 'Players'),
-    h('table', { id: 'players' },
-      h('tr', {}, h('th', {}, 'Player'), h('th', { title: 'victory points' }, 'VP'), h('th', { title: 'resource cards' }, 'Cards'), h('th', { title: 'development cards' }, 'Dev'), h('th', { title: 'knights played' }, 'Knights'), h('th', { title: 'longest route' }, 'Road')),
-      v.players.map((p) => {
-        const seat = S.room.seats[p.seat];
-        const vp = v.me && v.me.seat === p.seat ? `${p.public_vp + (v.me.dev_cards.victory_point || 0)}` : `${p.public_vp}`;
-        return h('tr', { class: p.seat === v.current ? 'current' : '', 'data-seat': p.seat },
-          h('td', {}, dot(p.seat), seatName(p.seat), seat?.occupant?.bot ? h('span', { class: 'badge' }, 'bot') : null,
-            p.seat === S.you ? h('span', { class: 'badge' }, 'you') : null,
-            seat && !seat.connected ? h('span', { class: 'badge', title: 'disconnected' }, 'away') : null,
-            v.longest_road === p.seat ? h('span', { class: 'badge', title: 'Longest Road' }, '🛣 LR') : null,
-            v.largest_army === p.seat ? h('span', { class: 'badge', title: 'Largest Army' }, '⚔ LA') : null),
-          h('td', { class: 'vp' }, vp),
-          h('td', {}, p.resource_cards),
-          h('td', {}, p.dev_cards),
-          h('td', {}, p.knights_played),
-          h('td', {}, p.road_length));
-      })),
-    h('p', { class: 'muted' }, `First to ${v.options.vp_target} VP wins. Longest Road: `,
-      v.longest_road === null ? 'nobody' : who(v.longest_road), ' · Largest Army: ',
-      v.largest_army === null ? 'nobody' : who(v.largest_army)));
-}
-
-function button(id, label, enabled, onclick, extra = {}) {
-  return h('button', { id, disabled: !enabled || !!S.pending, onclick, ...extra }, label);
-}
-
-function actionsPanel() {
-  const v = S.view;
-  const main = v.phase.name === 'main';
-  const modeBtn = (mode, label, type, cost) => button(`build-${mode}`, label, main && hasLegal(type),
-    () => { S.mode = S.mode === mode ? null : mode; render(); },
-    { class: S.mode === mode ? 'active' : '', title: cost });
-  return h('section', { class: 'panel', id: 'actions' }, h('h3', {}, 'Actions'),
-    h('div', {},
-      button('roll', 'Roll dice', hasLegal('roll_dice'), () => act({ type: 'roll_dice' }), { class: 'primary' }),
-      modeBtn('road', 'Road', 'build_road', '1 lumber, 1 brick'),
-      modeBtn('settlement', 'Settlement', 'build_settlement', '1 lumber, 1 brick, 1 wool, 1 grain'),
-      modeBtn('city', 'City', 'build_city', '2 grain, 3 ore'),
-      button('buy-dev', 'Buy development card', hasLegal('buy_dev_card'), () => act({ type: 'buy_dev_card' }), { title: '1 wool, 1 grain, 1 ore' }),
-      button('end-turn', 'End turn', hasLegal('end_turn'), () => act({ type: 'end_turn' }), { class: 'primary' })),
-    h('div', {},
-      button('play-knight', 'Play Knight', hasLegal('play_knight'), () => act({ type: 'play_knight' })),
-      button('play-road-building', 'Play Road Building', hasLegal('play_road_building'), () => act({ type: 'play_road_building' })),
-      button('play-yop', 'Play Year of Plenty...', hasLegal('play_year_of_plenty'), () => { S.dialog = 'yop'; render(); }),
-      button('play-monopoly', 'Play Monopoly...', hasLegal('play_monopoly'), () => { S.dialog = 'monopoly'; render(); })));
-}
-
-function handPanel() {
-  const m = S.view.me;
-  if (!m) return null;
-  const devs = Object.entries(m.dev_cards).filter(([, n]) => n > 0);
-  return h('section', { class: 'panel', id: 'hand' }, h('h3', {}, `Your hand · ${S.view.players[m.seat].public_vp + (m.dev_cards.victory_point || 0)} VP`),
-    h('div', { class: 'cards' }, RES.map((r) => h('span', {
-      class: 'card', style: `background:${RESOURCE_COLORS[r]}`, 'data-resource': r,
-    }, `${r} ${m.hand[r] || 0}`))),
-    h('div', { class: 'cards', style: 'margin-top:.4em' }, devs.length
-      ? devs.map(([k, n]) => h('span', { class: 'card', 'data-dev': k }, `${DEV_LABELS[k]} ×${n}${m.dev_cards_new[k] ? ` (${m.dev_cards_new[k]} new)` : ''}`))
-      : h('span', { class: 'muted' }, 'no development cards')));
-}
-
-function stepper(obj, r, max, onchange, prefix) {
-  const n = obj[r] || 0;
-  return h('span', { class: 'stepper' },
-    h('button', { type: 'button', 'data-step': `${prefix}-${r}-minus`, disabled: n <= 0, onclick: () => { obj[r] = n - 1; if (!obj[r]) delete obj[r]; onchange(); } }, '−'),
-    h('span', { style: `border-bottom:3px solid ${RESOURCE_COLORS[r]}` }, `${r} ${n}`),
-    h('button', { type: 'button', 'data-step': `${prefix}-${r}-plus`, disabled: n >= max, onclick: () => { obj[r] = n + 1; onchange(); } }, '+'));
-}
-
-function tradePanel() {
-  const v = S.view;
-  const m = v.me;
-  const parts = [];
-  const mar = legalOf('maritime_trade');
-  if (mar.length) {
-    const ratios = maritimeRatios(v, S.you);
-    const gives = [...new Set(mar.map((a) => a.give))];
-    if (!gives.includes(S.maritime.give)) S.maritime.give = gives[0];
-    const gets = mar.filter((a) => a.give === S.maritime.give).map((a) => a.get);
-    if (!gets.includes(S.maritime.get)) S.maritime.get = gets[0];
-    parts.push(h('h3', {}, 'Trade with the bank'),
-      h('select', { id: 'maritime-give', onchange: (e) => { S.maritime.give = e.target.value; render(); } },
-        gives.map((g) => h('option', { value: g, selected: g === S.maritime.give }, `${ratios[RES.indexOf(g)]} ${g}`))),
-      ' for 1 ',
-      h('select', { id: 'maritime-get', onchange: (e) => { S.maritime.get = e.target.value; } },
-        gets.map((g) => h('option', { value: g, selected: g === S.maritime.get }, g))),
-      button('maritime', 'Trade', true, () => act({ type: 'maritime_trade', give: S.maritime.give, get: S.maritime.get })),
-      h('p', { class: 'muted' }, `Your ratios: ${RES.map((r, i) => `${r} ${ratios[i]}:1`).join(', ')}`));
-  }
-  const t = S.trade;
-  const canOffer = hasLegal('offer_trade');
-  const counterable = t.counterTo !== null && legalOf('counter_offer').some((a) => a.offer === t.counterTo);
-  if (canOffer || counterable) {
-    const rerender = () => render();
-    const overlap = RES.some((r) => t.give[r] && t.get[r]);
-    const ok = total(t.give) > 0 && total(t.get) > 0 && !overlap;
-    const opponents = v.players.map((p) => p.seat).filter((s) => s !== S.you);
-    parts.push(h('h3', {}, counterable ? `Counter-offer to #${t.counterTo}` : 'Offer a trade'),
-      h('div', {}, 'You give: ', RES.map((r) => stepper(t.give, r, m.hand[r] || 0, rerender, 'give'))),
-      h('div', {}, 'You get: ', RES.map((r) => stepper(t.get, r, 19, rerender, 'get'))),
-      counterable ? null : h('label', {}, 'To: ', h('select', { id: 'offer-to', onchange: (e) => { t.to = e.target.value; } },
-        h('option', { value: '' }, 'everyone'),
-        opponents.map((s) => h('option', { value: s, selected: String(s) === t.to }, seatName(s))))),
-      counterable
-        ? [button('send-counter', 'Send counter-offer', ok, () => {
-          act({ type: 'counter_offer', offer: t.counterTo, give: { ...t.give }, get: { ...t.get } });
-          S.trade = { give: {}, get: {}, to: '', counterTo: null };
-        }), h('button', { onclick: () => { S.trade = { give: {}, get: {}, to: '', counterTo: null }; render(); } }, 'Cancel')]
-        : button('send-offer', 'Offer', ok, () => {
-          act({ type: 'offer_trade', to: t.to === '' ? null : Number(t.to), give: { ...t.give }, get: { ...t.get } });
-          S.trade = { give: {}, get: {}, to: t.to, counterTo: null };
-        }),
-      overlap ? h('p', { class: 'error' }, 'A resource cannot be on both sides.') : null);
-  }
-  return parts.length ? h('section', { class: 'panel', id: 'trade' }, parts) : null;
-}
-
-function seatsIn(mask) {
-  return S.view.players.map((p) => p.seat).filter((s) => mask & (1 << s));
-}
-
-function offersPanel() {
-  const v = S.view;
-  if (!v.offers.length) return null;
-  return h('section', { class: 'panel', id: 'offers' }, h('h3', {}, 'Open offers'),
-    v.offers.map((o) => {
-      const dl = S.offerDeadlines.find((d) => d.offer === o.id);
-      const acc = seatsIn(o.accepted);
-      const rej = seatsIn(o.rejected);
-      const mine = (type) => S.legal.find((a) => a.type === type && a.offer === o.id);
-      const confirms = S.legal.filter((a) => a.type === 'confirm_trade' && a.offer === o.id);
-      return h('div', { class: 'offer', 'data-offer': o.id },
-        h('div', {}, `#${o.id} `, who(o.from), ' → ', o.to === null ? 'everyone' : who(o.to),
-          o.counter_to ? ` (counter to #${o.counter_to})` : '', dl ? [' ⏱ ', countdown(dl.deadline)] : null),
-        h('div', {}, `gives ${fmtRes(o.give)}, wants ${fmtRes(o.get)}`),
-        acc.length || rej.length ? h('div', { class: 'muted' },
-          acc.length ? ['accepted: ', acc.map((s) => who(s))] : null, ' ',
-          rej.length ? ['rejected: ', rej.map((s) => who(s))] : null) : null,
-        h('div', {},
-          mine('accept_offer') ? button(`accept-${o.id}`, 'Accept', true, () => act({ type: 'accept_offer', offer: o.id })) : null,
-          mine('reject_offer') ? button(`reject-${o.id}`, 'Reject', true, () => act({ type: 'reject_offer', offer: o.id })) : null,
-          mine('counter_offer') ? button(`counter-${o.id}`, 'Counter...', true, () => {
-            S.trade = { give: { ...o.get }, get: { ...o.give }, to: '', counterTo: o.id }; render();
-          }) : null,
-          confirms.map((a) => button(`confirm-${o.id}-${a.with}`, `Trade with ${seatName(a.with)}`, true, () => act({ type: 'confirm_trade', offer: o.id, with: a.with }))),
-          mine('withdraw_offer') ? button(`withdraw-${o.id}`, 'Withdraw', true, () => act({ type: 'withdraw_offer', offer: o.id })) : null));
-    }));
-}
-
-function bankPanel() {
-  const v = S.view;
-  return h('section', { class: 'panel', id: 'bank' }, h('h3', {}, 'Bank'),
-    h('div', { class: 'cards' }, RES.map((r) => h('span', { class: 'card', style: `background:${RESOURCE_COLORS[r]}` }, `${r} ${v.bank[r] || 0}`)),
-      h('span', { class: 'card' }, `dev cards ${v.dev_deck}`)));
-}
-
-// ---------------------------------------------------------------- dialogs
-
-function dialog(id, title, ...body) {
-  return h('div', { class: 'dialog', id, role: 'dialog', 'aria-label': title }, h('h2', {}, title), ...body);
-}
-
-function renderModal() {
-  let content = null;
-  const v = S.view;
-  if (S.gameOver && !S.gameOverDismissed) content = gameOverDialog();
-  else if (v && hasLegal('discard') && !S.pending) {
-    const owed = v.phase.pending[S.you];
-    const chosen = total(S.discard);
-    content = dialog('discard-dialog', `Discard ${owed} cards`,
-      h('p', {}, `A 7 was rolled and you hold more than 7 cards: choose exactly ${owed}.`),
-      h('div', {}, RES.map((r) => stepper(S.discard, r, Math.min(v.me.hand[r] || 0, (S.discard[r] || 0) + owed - chosen), render, 'discard'))),
-      h('p', {}, `${chosen} / ${owed} chosen`),
-      button('discard-confirm', 'Discard', chosen === owed, () => { const cards = { ...S.discard }; S.discard = {}; act({ type: 'discard', cards }); }, { class: 'primary' }));
-  } else if (v && S.dialog === 'victim' && !S.pending) {
-    const { tile, options } = S.dialogData;
-    content = dialog('victim-dialog', 'Rob whom?',
-      options.map((a) => button(`victim-${a.victim}`, [dot(a.victim), `${seatName(a.victim)} (${v.players[a.victim].resource_cards} cards)`], true,
-        () => { S.dialog = null; act({ type: 'move_robber', tile, victim: a.victim }); })),
-      h('button', { onclick: () => { S.dialog = null; render(); } }, 'Cancel'));
-  } else if (v && S.dialog === 'yop' && hasLegal('play_year_of_plenty') && !S.pending) {
-    content = dialog('yop-dialog', 'Year of Plenty: take two cards',
-      legalOf('play_year_of_plenty').map((a, i) => button(`yop-${i}`, fmtRes(a.take), true,
-        () => { S.dialog = null; act({ type: 'play_year_of_plenty', take: a.take }); })),
-      h('div', {}, h('button', { onclick: () => { S.dialog = null; render(); } }, 'Cancel')));
-  } else if (v && S.dialog === 'monopoly' && hasLegal('play_monopoly') && !S.pending) {
-    content = dialog('monopoly-dialog', 'Monopoly: take every card of',
-      legalOf('play_monopoly').map((a) => button(`monopoly-${a.resource}`, a.resource, true,
-        () => { S.dialog = null; act({ type: 'play_monopoly', resource: a.resource }); })),
-      h('div', {}, h('button', { onclick: () => { S.dialog = null; render(); } }, 'Cancel')));
-  } else if (S.dialog && !S.pending) {
-    S.dialog = null;
-  }
-  if (content) { $modal.replaceChildren(content); $modal.hidden = false; } else { $modal.replaceChildren(); $modal.hidden = true; }
-}
-
-function gameOverDialog() {
-  const g = S.gameOver;
-  const scores = [...g.scores].sort((a, b) => b.points - a.points);
-  return dialog('game-over', 'Game over',
-    h('p', { id: 'winner' }, who(g.winner), ' wins!'),
-    h('table', { id: 'final-scores' },
-      h('tr', {}, h('th', {}, 'Player'), h('th', {}, 'Points'), h('th', {}, 'VP cards')),
-      scores.map((s) => h('tr', {}, h('td', {}, who(s.seat)), h('td', {}, s.points), h('td', {}, s.vp_cards)))),
-    h('p', { class: 'muted' }, `Seed ${g.seed} (salt ${g.seed_salt}); check it against the room's commitment.`),
-    h('p', {}, h('a', { href: `/api/games/${S.roomId}/replay`, id: 'replay-link', target: '_blank' }, 'Replay (JSON)'), ' · ',
-      h('a', { href: '/' }, 'Back to the lobby'), ' · ',
-      h('button', { id: 'close-game-over', onclick: () => { S.gameOverDismissed = true; render(); } }, 'Show the board')));
-}
+S.chatPanel = chatPanel;
 
 // ---------------------------------------------------------------- start
 
@@ -928,6 +547,24 @@ document.addEventListener('keydown', (e) => {
   if (e.key === 'Escape' && (S.mode || S.dialog)) { S.mode = null; S.dialog = null; render(); }
 });
 
+/**
+ * A seat token handed over in the address, `/?room=ID#token=TOKEN` (e.g. from the
+ * README's curl commands, or a link one sends oneself to another device): kept like
+ * a token this page got itself, then taken out of the address bar. The fragment never
+ * reaches the server, its logs or other sites' referrers.
+ * @param {string} roomId
+ */
+function adoptTokenFromAddress(roomId) {
+  const p = new URLSearchParams(location.hash.slice(1));
+  const token = p.get('token');
+  if (!token) return;
+  saveSession(roomId, { token, seat: null });
+  history.replaceState(null, '', `${location.pathname}${location.search}`);
+}
+
+languageSwitcher();
+soundToggle();
 const room = new URLSearchParams(location.search).get('room');
-if (room) roomPage(room); else lobbyPage();
-export { topology };
+const replay = new URLSearchParams(location.search).get('replay');
+if (room) adoptTokenFromAddress(room);
+if (room) roomPage(room); else if (replay) replayPage(replay); else lobbyPage();

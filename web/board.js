@@ -1,10 +1,17 @@
 // The board as an SVG: tiles, number tokens, harbors, robber, pieces and the
 // highlighted legal spots. Geometry comes from GET /api/board (protocol.md 14).
 
+import { t as tr } from './i18n.js';
+
+/** @typedef {import('./protocol').GameView} GameView */
+/** @typedef {import('./protocol').Seat} Seat */
+
 const SVG = 'http://www.w3.org/2000/svg';
 const R = 50; // hex circumradius in SVG units
 const SX = (R * Math.sqrt(3)) / 2;
 const SY = R / 2;
+/** The size of a spot's hit area, in board units: 44 px on a board 360 px wide (a phone). */
+const HIT = Math.ceil((44 * 600) / 360);
 
 export const SEAT_COLORS = ['#d63031', '#1e6fd9', '#f5f5f5', '#f08c00'];
 export const SEAT_NAMES = ['red', 'blue', 'white', 'orange'];
@@ -23,11 +30,52 @@ export const RESOURCE_COLORS = {
   grain: '#f0c83c',
   ore: '#8e8e9e',
 };
+/**
+ * Each terrain's pattern, drawn over its colour so that it reads without colour
+ * (greyscale, colour blindness): trees, bricks, tufts, ears, peaks, dunes. Shapes in
+ * a 20-unit tile of the pattern, drawn dark and translucent.
+ */
+const TERRAIN_PATTERNS = {
+  forest: '<path d="M10 3 L15 12 L5 12 Z M10 9 L16 17 L4 17 Z"/>',
+  hills: '<path d="M0 5 H20 M0 12 H20 M0 19 H20 M6 5 V12 M16 5 V12 M1 12 V19 M11 12 V19" fill="none" stroke-width="1.6"/>',
+  pasture: '<path d="M4 15 q1 -5 2 0 q1 -5 2 0 M13 8 q1 -5 2 0 q1 -5 2 0" fill="none" stroke-width="1.4"/>',
+  fields: '<path d="M10 18 V4 M10 7 l-3 -2 M10 7 l3 -2 M10 11 l-3 -2 M10 11 l3 -2 M10 15 l-3 -2 M10 15 l3 -2" fill="none" stroke-width="1.4"/>',
+  mountains: '<path d="M1 17 L7 6 L13 17 Z M9 17 L14 9 L19 17 Z"/>',
+  desert: '<circle cx="5" cy="6" r="1.2"/><circle cx="14" cy="12" r="1.2"/><circle cx="7" cy="16" r="1.2"/>',
+};
+
+/** The `<defs>` of the terrain patterns (fill `url(#terrain-<name>)`). */
+function terrainDefs(svg) {
+  const defs = el('defs', {}, svg);
+  for (const [name, shape] of Object.entries(TERRAIN_PATTERNS)) {
+    const p = el('pattern', { id: `terrain-${name}`, width: 20, height: 20, patternUnits: 'userSpaceOnUse' }, defs);
+    const g = el('g', { class: 'terrain-mark' }, p);
+    g.innerHTML = shape;
+  }
+}
+
+/**
+ * The tiles a roll of `sum` produces from (R-6.1, R-6.3): the tiles of that number,
+ * not under the robber, with a building at a corner. For the glow after a roll.
+ * @param {GameView} view @param {number} sum
+ * @returns {Set<number>}
+ */
+export function producingTiles(view, sum) {
+  const built = new Set(view.buildings.map((b) => b.vertex));
+  const tiles = new Set();
+  if (!board || sum === 7) return tiles;
+  for (const t of board.tiles) {
+    if (view.map.numbers[t.id] === sum && view.robber !== t.id && t.vertices.some((v) => built.has(v))) tiles.add(t.id);
+  }
+  return tiles;
+}
+
 const PIPS = { 2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 8: 5, 9: 4, 10: 3, 11: 2, 12: 1 };
 
+/** @type {import('./protocol').BoardGeometry | null} */
 let board = null;
 
-/** Loads the fixed topology once. */
+/** Loads the fixed topology once (`GET /api/board`). */
 export async function loadBoard() {
   if (!board) {
     const res = await fetch('/api/board');
@@ -71,13 +119,33 @@ function cityPath(cx, cy, s) {
  * Draws `view` into `svg`.
  * `hl` = { vertices: Map(id -> kind), edges: Set, tiles: Set } of clickable spots;
  * `onPick(kind, id)` is called only for highlighted spots.
+ * @param {SVGSVGElement} svg
+ * @param {GameView} view
+ * @param {{ vertices: Map<number, string>, edges: Set<number>, tiles: Set<number> }} hl
+ * @param {(kind: string, id: number) => void} onPick
+ * @param {object} [marks]
+ * @param {{ kind: string, id: number } | null} [marks.last] the last piece placed, marked
+ * @param {Set<number>} [marks.glow] tiles that just produced, glowing
+ * @param {(kind: string, id: number) => string} [marks.label] a spot in words, for
+ *   screen readers (spots are focusable and taken with Enter or Space)
  */
-export function drawBoard(svg, view, hl, onPick) {
+export function drawBoard(svg, view, hl, onPick, { last = null, glow = new Set(), label = () => '' } = {}) {
   svg.replaceChildren();
   svg.setAttribute('viewBox', '-300 -275 600 550');
-  svg.setAttribute('role', 'img');
-  svg.setAttribute('aria-label', 'game board');
+  const spots = hl.tiles.size + hl.edges.size + hl.vertices.size;
+  svg.setAttribute('role', spots ? 'group' : 'img');
+  svg.setAttribute('aria-label', tr('board'));
+  terrainDefs(svg);
   el('rect', { x: -300, y: -275, width: 600, height: 550, class: 'sea', rx: 24 }, svg);
+  /** A spot taken by click, Enter or Space. */
+  const pickable = (node, kind, id, labelKind = kind) => {
+    node.setAttribute('role', 'button');
+    node.setAttribute('aria-label', label(labelKind, id));
+    node.addEventListener('click', () => onPick(kind, id));
+    node.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); onPick(kind, id); }
+    });
+  };
 
   const tilesG = el('g', { class: 'tiles' }, svg);
   board.tiles.forEach((t) => {
@@ -88,8 +156,11 @@ export function drawBoard(svg, view, hl, onPick) {
       class: 'tile',
       'data-tile-base': t.id,
     }, tilesG);
+    if (TERRAIN_PATTERNS[terrain]) {
+      el('polygon', { points: hexPoints(t), fill: `url(#terrain-${terrain})`, class: 'tile-pattern', 'data-terrain': terrain }, tilesG);
+    }
     const title = el('title', {}, poly);
-    title.textContent = `tile ${t.id}: ${terrain}${view.map.numbers[t.id] ? ' ' + view.map.numbers[t.id] : ''}`;
+    title.textContent = `${tr(`terrain.${terrain}`)}${view.map.numbers[t.id] ? ` ${view.map.numbers[t.id]}` : ''}`;
     const n = view.map.numbers[t.id];
     const cx = px(t.x);
     const cy = py(t.y);
@@ -111,9 +182,13 @@ export function drawBoard(svg, view, hl, onPick) {
       }
     } else {
       const txt = el('text', { x: cx, y: cy + 4, class: 'desert-label', 'text-anchor': 'middle' }, tilesG);
-      txt.textContent = 'desert';
+      txt.textContent = tr('terrain.desert');
     }
   });
+
+  // The tiles that just produced, over the tiles and under the pieces.
+  const glowG = el('g', { class: 'glows' }, svg);
+  for (const id of glow) el('polygon', { points: hexPoints(board.tiles[id]), class: 'glow', 'data-glow': id }, glowG);
 
   // Harbors: a marker outside the coastal path, joined to both intersections.
   const harborG = el('g', { class: 'harbors' }, svg);
@@ -146,10 +221,10 @@ export function drawBoard(svg, view, hl, onPick) {
       const res = el('text', {
         x: hx, y: hy + 7, 'text-anchor': 'middle', 'dominant-baseline': 'middle', class: 'harbor-res',
       }, g);
-      res.textContent = h.resource;
+      res.textContent = tr(`res.${h.resource}`);
     }
     const title = el('title', {}, g);
-    title.textContent = h.resource ? `2:1 ${h.resource} harbor` : '3:1 harbor';
+    title.textContent = h.resource ? tr('harbor_2', { res: tr(`res.${h.resource}`) }) : tr('harbor_3');
   });
 
   // Robber.
@@ -187,6 +262,17 @@ export function drawBoard(svg, view, hl, onPick) {
     }, bG);
   });
 
+  // The last piece placed.
+  if (last && last.kind === 'vertex' && board.vertices[last.id]) {
+    const v = board.vertices[last.id];
+    el('circle', { cx: px(v.x), cy: py(v.y), r: 15, class: 'last-piece', 'data-last': `vertex-${last.id}` }, svg);
+  } else if (last && last.kind === 'edge' && board.edges[last.id]) {
+    const e = board.edges[last.id];
+    const a = board.vertices[e.a];
+    const b = board.vertices[e.b];
+    el('circle', { cx: (px(a.x) + px(b.x)) / 2, cy: (py(a.y) + py(b.y)) / 2, r: 13, class: 'last-piece', 'data-last': `edge-${last.id}` }, svg);
+  }
+
   // Highlighted legal spots (the only clickable things).
   const hlG = el('g', { class: 'highlights' }, svg);
   if (hl.tiles.size) {
@@ -195,37 +281,29 @@ export function drawBoard(svg, view, hl, onPick) {
       const poly = el('polygon', {
         points: hexPoints(t), class: 'hl hl-tile', 'data-tile': id, tabindex: 0,
       }, hlG);
-      poly.addEventListener('click', () => onPick('tile', id));
+      pickable(poly, 'tile', id);
     }
   }
+  // Each spot: a visible mark and, over it, a transparent hit area of HIT units
+  // (44 px on a phone, where the 600-unit board is some 360 to 390 px wide).
   for (const id of hl.edges) {
     const e = board.edges[id];
     const a = board.vertices[e.a];
     const b = board.vertices[e.b];
+    const ends = { x1: px(a.x), y1: py(a.y), x2: px(b.x), y2: py(b.y) };
+    el('line', { ...ends, class: 'hl-mark hl-edge' }, hlG);
     const line = el('line', {
-      x1: px(a.x), y1: py(a.y), x2: px(b.x), y2: py(b.y), class: 'hl hl-edge', 'data-edge': id, tabindex: 0,
+      x1: ends.x1 * 0.8 + ends.x2 * 0.2, y1: ends.y1 * 0.8 + ends.y2 * 0.2, x2: ends.x2 * 0.8 + ends.x1 * 0.2, y2: ends.y2 * 0.8 + ends.y1 * 0.2,
+      'stroke-width': HIT, class: 'hl hl-hit', 'data-edge': id, tabindex: 0,
     }, hlG);
-    line.addEventListener('click', () => onPick('edge', id));
+    pickable(line, 'edge', id);
   }
   for (const [id, kind] of hl.vertices) {
     const v = board.vertices[id];
+    el('circle', { cx: px(v.x), cy: py(v.y), r: 13, class: `hl-mark hl-vertex hl-${kind}` }, hlG);
     const c = el('circle', {
-      cx: px(v.x), cy: py(v.y), r: 10, class: `hl hl-vertex hl-${kind}`, 'data-vertex': id, tabindex: 0,
+      cx: px(v.x), cy: py(v.y), r: HIT / 2, class: 'hl hl-hit', 'data-vertex': id, 'data-kind': kind, tabindex: 0,
     }, hlG);
-    c.addEventListener('click', () => onPick(kind, id));
+    pickable(c, kind, id);
   }
-}
-
-/** The bank ratios of `seat` (4, 3 or 2 per resource), from its buildings and the harbors. */
-export function maritimeRatios(view, seat) {
-  const order = ['lumber', 'brick', 'wool', 'grain', 'ore'];
-  const ratios = [4, 4, 4, 4, 4];
-  const mine = new Set(view.buildings.filter((b) => b.seat === seat).map((b) => b.vertex));
-  for (const h of view.map.harbors) {
-    const e = board.edges[h.edge];
-    if (!mine.has(e.a) && !mine.has(e.b)) continue;
-    if (h.resource) ratios[order.indexOf(h.resource)] = 2;
-    else for (let i = 0; i < 5; i++) ratios[i] = Math.min(ratios[i], 3);
-  }
-  return ratios;
 }

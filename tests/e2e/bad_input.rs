@@ -64,6 +64,14 @@ async fn malformed_unknown_incomplete_oversized_and_illegal_messages_are_refused
     a.send_json(&json!({"type": "action", "request_id": "x", "action": {"type": "build_road"}}))
         .await;
     assert_eq!(error_code(&mut a).await, "invalid_message");
+    // Messages and actions without fields refuse unknown ones too.
+    a.send_json(&json!({"type": "sync", "x": 1})).await;
+    assert_eq!(error_code(&mut a).await, "invalid_message");
+    a.send_json(
+        &json!({"type": "action", "request_id": "x", "action": {"type": "roll_dice", "x": 1}}),
+    )
+    .await;
+    assert_eq!(error_code(&mut a).await, "invalid_message");
     let big = format!(r#"{{"type":"chat","text":"{}"}}"#, "x".repeat(5000));
     a.send_text(&big).await;
     assert_eq!(error_code(&mut a).await, "message_too_large");
@@ -86,6 +94,7 @@ async fn malformed_unknown_incomplete_oversized_and_illegal_messages_are_refused
             request_id,
             code,
             message,
+            ..
         } = m
         else {
             unreachable!()

@@ -99,6 +99,17 @@ async fn the_client_is_served_at_the_root_and_the_board_endpoint_matches_the_eng
     for (file, mime) in [
         ("app.js", "text/javascript"),
         ("board.js", "text/javascript"),
+        ("kit.js", "text/javascript"),
+        ("i18n.js", "text/javascript"),
+        ("strings-en.js", "text/javascript"),
+        ("strings-zh-hans.js", "text/javascript"),
+        ("strings-zh-hant.js", "text/javascript"),
+        ("ui.js", "text/javascript"),
+        ("log.js", "text/javascript"),
+        ("game.js", "text/javascript"),
+        ("dialogs.js", "text/javascript"),
+        ("endgame.js", "text/javascript"),
+        ("replay.js", "text/javascript"),
         ("style.css", "text/css"),
     ] {
         let r = server

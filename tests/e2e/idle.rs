@@ -106,3 +106,79 @@ async fn a_finished_room_without_people_is_closed_after_the_shorter_finished_tim
     crate::persistence::wait_until_stored(&server, room).await;
     server.stop().await;
 }
+
+/// Point 5 of "store-facing hardening": a game in which no person has been
+/// connected to a seat for `--abandon-after-secs` is ended as abandoned: its room
+/// closed, the game stored as `abandoned` with no winner, and not restored when
+/// the server starts again; a game whose player is connected is restored.
+async fn abandoned_games_are_not_restored(url: &str) {
+    use catan_e2e::TestServer;
+    use catan_protocol::{GameStatus, GameSummary};
+    let server = TestServer::start_with(|c| {
+        c.database_url = url.into();
+        c.abandon_after_secs = 1;
+    })
+    .await;
+    let (left, alice) = alice_and_two_bots(&server).await;
+    let mut alice = server.connect(left, Some(&alice), None).await;
+    alice.recv().await.expect("snapshot");
+    let (kept, bob) = alice_and_two_bots(&server).await;
+    let mut bob = server.connect(kept, Some(&bob), None).await;
+    bob.recv().await.expect("snapshot");
+    drop(alice);
+    let started = Instant::now();
+    while public_room(&server, left).await.status() != 404 {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the abandoned game's room is closed"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let closed_after = started.elapsed();
+    assert!(
+        closed_after >= Duration::from_millis(900),
+        "closed {closed_after:?} after the player left"
+    );
+    let game = |server: &TestServer, id: Uuid| {
+        let url = server.url(&format!("/api/games/{id}"));
+        let http = server.http.clone();
+        async move {
+            let r = http.get(url).send().await.expect("http");
+            assert_eq!(r.status(), 200);
+            r.json::<GameSummary>().await.expect("summary")
+        }
+    };
+    let g = game(&server, left).await;
+    assert_eq!((g.status, g.winner), (GameStatus::Abandoned, None));
+    assert_eq!(
+        public_room(&server, kept).await.status(),
+        200,
+        "Bob is there"
+    );
+    drop(bob);
+    server.stop().await;
+
+    // The server starts again on the same database: the abandoned game stays
+    // abandoned, the other one is restored.
+    let server = TestServer::start_with(|c| c.database_url = url.into()).await;
+    assert_eq!(public_room(&server, kept).await.status(), 200, "restored");
+    assert_eq!(
+        public_room(&server, left).await.status(),
+        404,
+        "not restored"
+    );
+    let g = game(&server, left).await;
+    assert_eq!((g.status, g.winner), (GameStatus::Abandoned, None));
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_nobody_plays_is_abandoned_and_not_restored_sqlite() {
+    let (url, _dir) = catan_e2e::fresh_sqlite_url();
+    abandoned_games_are_not_restored(&url).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_nobody_plays_is_abandoned_and_not_restored_postgres() {
+    abandoned_games_are_not_restored(&catan_e2e::fresh_postgres_url().await).await;
+}

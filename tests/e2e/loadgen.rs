@@ -33,6 +33,30 @@ async fn the_load_generator_finishes_games_without_rejections_or_errors() {
     server.stop().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn misbehaving_spectators_stall_no_room_and_the_well_behaved_seats_see_no_error() {
+    let server = TestServer::start().await;
+    let target = target::parse_loopback(&format!("ws://{}", server.addr)).expect("loopback");
+    let mut config = LoadConfig::new(target);
+    config.rooms = 4; // one of each misbehaviour
+    config.misbehave = true;
+    config.warmup = Duration::from_millis(200);
+    config.duration = Duration::from_secs(4);
+    config.vp_target = 3;
+    // At full speed: a loaded machine (CI) still finishes a game within the window.
+    config.think = Duration::ZERO;
+    let report = loadgen::run(config).await.expect("valid configuration");
+    assert!(report.games_finished_total > 0, "{report:?}");
+    assert_eq!(report.stalled_rooms, 0, "{report:?}");
+    assert_eq!(report.errors, 0, "{report:?}");
+    assert_eq!(report.rejected, 0, "{report:?}");
+    assert_eq!(report.dropped, 0, "{report:?}");
+    // The misbehaving clients ran: churn alone reconnects every ~50 ms.
+    assert!(report.misbehaving_connections > 20, "{report:?}");
+    assert!(report.misbehaving_sent > 100, "{report:?}");
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn the_load_generator_refuses_targets_that_are_not_loopback() {
     for url in [
@@ -102,7 +126,7 @@ async fn the_reference_client_plays_a_full_game_against_built_in_bots() {
     let top = outcome
         .scores
         .iter()
-        .find(|s| s.seat == outcome.winner)
+        .find(|s| Some(s.seat) == outcome.winner)
         .expect("winner's score");
     assert!(top.points >= 10, "R-1.1: the winner reached the target");
     assert!(outcome.own_points().is_some());

@@ -77,6 +77,13 @@ async fn invalid_room_options_and_bodies_are_refused() {
         (json!({"players": 5}), "invalid_options"),
         (json!({"vp_target": 2}), "invalid_options"),
         (json!({"turn_timer_secs": 99999}), "invalid_options"),
+        // Stand-ins wait at most as long as any timer.
+        (json!({"stand_in_secs": 3601}), "invalid_options"),
+        // the turn limit is 100 to 5000.
+        (json!({"turn_limit": 99}), "invalid_options"),
+        (json!({"turn_limit": 5001}), "invalid_options"),
+        // Beyond the field's type too: a number it does not take.
+        (json!({"turn_limit": 70000}), "invalid_options"),
         (json!({"colour": "red"}), "bad_request"),
         (json!({"players": "four"}), "bad_request"),
     ] {
@@ -97,6 +104,176 @@ async fn invalid_room_options_and_bodies_are_refused() {
         .await
         .unwrap();
     assert_eq!(error_of(r).await, (400, "bad_request".into()));
+    // A value of the right JSON type that no option takes is an invalid option, and
+    // the message names the field; a body that is not an object is a bad request
+    // (serde would read `[4]` as the fields in order).
+    for (body, code, names) in [
+        (json!({"map": "huge"}), "invalid_options", Some("map")),
+        (
+            json!({"stand_in_level": "genius"}),
+            "invalid_options",
+            Some("stand_in_level"),
+        ),
+        (json!({"players": 300}), "invalid_options", Some("players")),
+        (
+            json!({"vp_target": -1}),
+            "invalid_options",
+            Some("vp_target"),
+        ),
+        (json!([4]), "bad_request", None),
+        (json!([]), "bad_request", None),
+        (json!("players"), "bad_request", None),
+        (json!(4), "bad_request", None),
+        (json!(null), "bad_request", None),
+    ] {
+        let r = server
+            .http
+            .post(server.url("/api/rooms"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let status = r.status().as_u16();
+        let err: ErrorBody = r.json().await.expect("error body");
+        assert_eq!((status, err.error.code.as_str()), (400, code), "{body}");
+        if let Some(field) = names {
+            assert!(
+                err.error.message.contains(field),
+                "{body}: {}",
+                err.error.message
+            );
+        }
+    }
+    assert_eq!(
+        server
+            .http
+            .get(server.url("/api/rooms"))
+            .send()
+            .await
+            .unwrap()
+            .json::<RoomList>()
+            .await
+            .unwrap()
+            .rooms
+            .len(),
+        0,
+        "no room was created"
+    );
+    // The same for the other bodies: a seat is not taken with `["bob"]`.
+    let created = server.create_room(json!({})).await;
+    let r = server
+        .http
+        .post(server.url(&format!("/api/rooms/{}/seats", created.room_id)))
+        .json(&json!(["bob"]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(error_of(r).await, (400, "bad_request".into()));
+    let r = server
+        .http
+        .post(server.url(&format!("/api/rooms/{}/bots", created.room_id)))
+        .bearer_auth(&created.host_token)
+        .json(&json!([null, "random"]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(error_of(r).await, (400, "bad_request".into()));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_host_removes_a_bot_or_a_waiting_person_before_the_start_and_nobody_else_can() {
+    let server = TestServer::start().await;
+    let created = server.create_room(json!({"players": 3})).await;
+    let room = created.room_id;
+    let host = created.host_token.as_str();
+    let ann = server.take_seat(room, "ann").await;
+    let bob = server.take_seat(room, "bob").await;
+    server.add_bot(room, host).await;
+    let seat_url = |seat: u8| server.url(&format!("/api/rooms/{room}/seats/{seat}"));
+    let room_url = server.url(&format!("/api/rooms/{room}"));
+    let occupied = |info: &RoomInfo| info.seats.iter().filter(|s| s.occupant.is_some()).count();
+    let room_now = || async {
+        let r = server.http.get(&room_url).send().await.expect("http");
+        r.json::<RoomInfo>().await.expect("room")
+    };
+    assert_eq!(occupied(&room_now().await), 3);
+
+    // Another person's token removes nobody.
+    let r = server
+        .http
+        .delete(seat_url(2))
+        .bearer_auth(&ann.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(error_of(r).await, (401, "invalid_token".into()));
+    assert_eq!(occupied(&room_now().await), 3, "nothing changed");
+
+    // The host takes the bot's seat back; a free seat is no seat to remove.
+    let r = server
+        .http
+        .delete(seat_url(2))
+        .bearer_auth(host)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 204);
+    let now = room_now().await;
+    assert_eq!(occupied(&now), 2);
+    assert!(now.seats[2].occupant.is_none());
+    let r = server
+        .http
+        .delete(seat_url(2))
+        .bearer_auth(host)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(error_of(r).await, (400, "no_such_seat".into()));
+
+    // And a person waiting: told why, closed with 4011, the token no longer works.
+    let mut bob_ws = server.connect(room, Some(&bob.token), None).await;
+    bob_ws
+        .recv_until(|m| matches!(m, ServerMessage::Snapshot(_)))
+        .await;
+    let r = server
+        .http
+        .delete(seat_url(bob.seat.0))
+        .bearer_auth(host)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 204);
+    let closing = bob_ws
+        .recv_until(|m| matches!(m, ServerMessage::Closing { .. }))
+        .await;
+    assert!(
+        matches!(&closing, ServerMessage::Closing { code, .. } if code == "kicked"),
+        "{closing:?}"
+    );
+    assert_eq!(bob_ws.close_code().await, Some(4011));
+    let r = server
+        .http
+        .delete(seat_url(bob.seat.0))
+        .bearer_auth(&bob.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(error_of(r).await, (401, "invalid_token".into()));
+    assert_eq!(occupied(&room_now().await), 1, "only ann is left");
+
+    // Once the game started, no seat is taken back.
+    server.add_bot(room, host).await;
+    server.add_bot(room, host).await;
+    server.start_game(room, host).await;
+    let r = server
+        .http
+        .delete(seat_url(ann.seat.0))
+        .bearer_auth(host)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(error_of(r).await, (409, "already_started".into()));
     server.stop().await;
 }
 
@@ -314,19 +491,30 @@ async fn chat_reaches_every_seat_and_spectator_and_presence_is_announced() {
     server.stop().await;
 }
 
+/// `POST` to take a seat at `url` as a page of `origin` (the header's bytes) would.
+async fn take_seat_from(
+    server: &TestServer,
+    url: &str,
+    origin: &[u8],
+    name: &str,
+) -> reqwest::Response {
+    let origin = reqwest::header::HeaderValue::from_bytes(origin).expect("a header value");
+    server
+        .http
+        .post(url)
+        .header("origin", origin)
+        .json(&json!({ "name": name }))
+        .send()
+        .await
+        .expect("http")
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_foreign_page_cannot_take_a_seat_over_http() {
     let server = TestServer::start().await;
     let created = server.create_room(json!({"players": 3})).await;
     let url = server.url(&format!("/api/rooms/{}/seats", created.room_id));
-    let r = server
-        .http
-        .post(&url)
-        .header("origin", "https://evil.example")
-        .json(&json!({"name": "mallory"}))
-        .send()
-        .await
-        .unwrap();
+    let r = take_seat_from(&server, &url, b"https://evil.example", "mallory").await;
     assert_eq!(error_of(r).await, (403, "origin_not_allowed".into()));
     let room: RoomInfo = server
         .http
@@ -342,14 +530,34 @@ async fn a_foreign_page_cannot_take_a_seat_over_http() {
         "nothing changed"
     );
     let same = format!("http://{}", server.addr);
+    let r = take_seat_from(&server, &url, same.as_bytes(), "ann").await;
+    assert_eq!(r.status(), 201, "the server's own page may");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rebound_name_or_an_unreadable_origin_is_not_the_servers_own_page() {
+    let server = TestServer::start().await;
+    let created = server.create_room(json!({"players": 3})).await;
+    let url = server.url(&format!("/api/rooms/{}/seats", created.room_id));
+    let port = server.addr.port();
+    // DNS rebinding: a page of evil.example, whose name now resolves to the server,
+    // sends its own name as both Origin and Host.
+    let rebound = format!("http://evil.example:{port}");
     let r = server
         .http
         .post(&url)
-        .header("origin", same)
-        .json(&json!({"name": "ann"}))
+        .header("origin", &rebound)
+        .header("host", format!("evil.example:{port}"))
+        .json(&json!({"name": "mallory"}))
         .send()
         .await
         .unwrap();
-    assert_eq!(r.status(), 201, "the server's own page may");
+    assert_eq!(error_of(r).await, (403, "origin_not_allowed".into()));
+    let r = take_seat_from(&server, &url, b"http://\xfe\xff", "mallory").await;
+    assert_eq!(error_of(r).await, (403, "origin_not_allowed".into()));
+    let own = format!("http://localhost:{port}");
+    let r = take_seat_from(&server, &url, own.as_bytes(), "ann").await;
+    assert_eq!(r.status(), 201, "the loopback address's own page may");
     server.stop().await;
 }

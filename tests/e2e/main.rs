@@ -1,16 +1,33 @@
 //! The end-to-end suite: one test binary driving the real server over real sockets.
 
 mod admin;
+mod backup;
 mod bad_input;
 mod browser;
+mod cli;
+mod conformance;
 mod deploy;
+mod faults;
 mod game;
+mod history;
 mod idle;
+mod limits;
 mod loadgen;
 mod lobby;
 mod persistence;
+mod postgres_tls;
 mod protocol_doc;
+mod python_client;
 mod reconnect;
+mod rematch;
+mod schema;
 mod shutdown;
+mod stale;
+mod stand_in;
 mod store;
+mod stored_game;
+mod text;
 mod timers;
+mod turn_limit;
+mod upgrade;
+mod version;

@@ -71,7 +71,7 @@ pub(crate) async fn wait_until_stored(server: &TestServer, id: Uuid) -> GameSumm
 
 /// Plays a bots-only game and returns the room id, the published commitment and
 /// the game-over message.
-async fn bots_game(server: &TestServer, players: u8) -> (Uuid, String, GameOverInfo) {
+pub(crate) async fn bots_game(server: &TestServer, players: u8) -> (Uuid, String, GameOverInfo) {
     let created = server
         .create_room(json!({ "players": players, "vp_target": 6 }))
         .await;
@@ -105,7 +105,8 @@ fn sha256_hex(s: &str) -> String {
 async fn replay_checks(server: &TestServer, players: u8) {
     let (id, commitment, over) = bots_game(server, players).await;
     let stored = wait_until_stored(server, id).await;
-    assert_eq!(stored.winner, Some(over.winner));
+    assert!(over.winner.is_some(), "a game to 6 VP is won");
+    assert_eq!(stored.winner, over.winner);
     // Fairness: the revealed seed and salt match the commitment published at the start.
     assert_eq!(
         sha256_hex(&format!("{}:{}", over.seed, over.seed_salt)),
@@ -126,6 +127,16 @@ async fn replay_checks(server: &TestServer, players: u8) {
     // Anyone can re-run it: options + seed + log rebuild the same game and events.
     let mut game =
         Game::new(replay.engine_options, over.seed.parse().expect("seed")).expect("game");
+    // Self-contained: the map, robber start, first player and seat order the seed dealt
+    //
+    assert_eq!(&replay.map, game.map());
+    assert_eq!(replay.robber_start, game.robber());
+    assert_eq!(replay.first, game.first());
+    let order: Vec<u8> = replay.seat_order.iter().map(|s| s.0).collect();
+    let expected: Vec<u8> = (0..players)
+        .map(|i| (game.first().0 + i) % players)
+        .collect();
+    assert_eq!(order, expected);
     for (i, step) in replay.actions.iter().enumerate() {
         assert_eq!(step.seq, i as u64);
         let actor = step
@@ -136,7 +147,7 @@ async fn replay_checks(server: &TestServer, players: u8) {
             .expect("stored actions replay");
         assert_eq!(events, step.events, "every event reproduced");
     }
-    assert_eq!(game.winner(), Some(over.winner));
+    assert_eq!(game.winner(), over.winner);
     assert_eq!(game.final_scores(), over.scores);
     assert!(
         replay
@@ -362,7 +373,7 @@ async fn when_the_database_is_down_at_the_end_the_server_keeps_running_and_store
         .unwrap();
     assert_eq!(r.status(), 200);
     let stored = wait_until_stored(&server, id).await;
-    assert_eq!(stored.winner, Some(over.winner));
+    assert_eq!(stored.winner, over.winner);
     assert_eq!(
         flaky.finish_calls.load(Ordering::SeqCst),
         4,

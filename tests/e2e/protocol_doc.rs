@@ -1,10 +1,11 @@
 //! protocol.md is the contract for client authors. These tests keep it honest: every
 //! JSON example parses into the Rust type its marker names and survives a round trip
-//! (server output exactly as the server would write it), every wire message, action,
+//! (server output exactly as the server would write it) and validates against that
+//! type's definition in the JSON Schema the server serves, every wire message, action,
 //! event and phase has an example, every error code, close code and limit is
 //! documented, and the board tables are the engine's topology.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Debug;
 
 use catan_engine::board::topology;
@@ -140,6 +141,28 @@ where
     Ok(written)
 }
 
+/// The marked types that clients send: the schema describes them as the server reads
+/// them (`{name}Input` where that differs from the server-written form).
+const CLIENT_SENT: [&str; 7] = [
+    "ClientMessage",
+    "CreateRoomRequest",
+    "TakeSeatRequest",
+    "AddBotRequest",
+    "Action",
+    "CloseRoomRequest",
+    "KickRequest",
+];
+
+/// The schema definition an example marked `ty` must validate against.
+fn schema_definition(ty: &str, defs: &serde_json::Map<String, Value>) -> Option<String> {
+    let input = format!("{ty}{}", catan_protocol::schema::INPUT_SUFFIX);
+    if CLIENT_SENT.contains(&ty) && defs.contains_key(&input) {
+        Some(input)
+    } else {
+        defs.contains_key(ty).then(|| ty.to_owned())
+    }
+}
+
 /// Checks one example against the type its marker names; returns it as written back.
 fn check(ex: &Example) -> Result<Value, String> {
     match ex.ty.as_str() {
@@ -160,6 +183,8 @@ fn check(ex: &Example) -> Result<Value, String> {
         "Event" => round_trip::<Event>(ex, true),
         "GameView" => round_trip::<GameView>(ex, true),
         "GameSummary" => round_trip::<catan_protocol::GameSummary>(ex, true),
+        "Replay" => round_trip::<catan_protocol::Replay>(ex, true),
+        "RematchResponse" => round_trip::<catan_protocol::RematchResponse>(ex, true),
         // The admin API.
         "CloseRoomRequest" => round_trip::<catan_protocol::CloseRoomRequest>(ex, false),
         "KickRequest" => round_trip::<catan_protocol::KickRequest>(ex, false),
@@ -228,18 +253,21 @@ fn set(names: &[&str]) -> BTreeSet<String> {
 // Each list comes with an exhaustive `match`: a new variant does not compile until it
 // is named here, and the tests compare each list with serde's own list of variants.
 
-const SERVER_TYPES: [&str; 11] = [
+const SERVER_TYPES: [&str; 14] = [
     "snapshot",
     "events",
     "rejected",
     "error",
     "chat",
     "presence",
+    "stand_in",
     "room",
     "resumed",
     "game_over",
     "pong",
     "closing",
+    "rematch",
+    "history",
 ];
 
 fn server_type(m: &ServerMessage) -> &'static str {
@@ -250,15 +278,18 @@ fn server_type(m: &ServerMessage) -> &'static str {
         ServerMessage::Error { .. } => "error",
         ServerMessage::Chat { .. } => "chat",
         ServerMessage::Presence { .. } => "presence",
+        ServerMessage::StandIn { .. } => "stand_in",
         ServerMessage::Room { .. } => "room",
         ServerMessage::Resumed { .. } => "resumed",
         ServerMessage::GameOver(_) => "game_over",
         ServerMessage::Pong { .. } => "pong",
         ServerMessage::Closing { .. } => "closing",
+        ServerMessage::Rematch { .. } => "rematch",
+        ServerMessage::History(_) => "history",
     }
 }
 
-const CLIENT_TYPES: [&str; 4] = ["action", "chat", "ping", "sync"];
+const CLIENT_TYPES: [&str; 5] = ["action", "chat", "ping", "sync", "history"];
 
 fn client_type(m: &ClientMessage) -> &'static str {
     match m {
@@ -266,6 +297,7 @@ fn client_type(m: &ClientMessage) -> &'static str {
         ClientMessage::Chat { .. } => "chat",
         ClientMessage::Ping { .. } => "ping",
         ClientMessage::Sync => "sync",
+        ClientMessage::History => "history",
     }
 }
 
@@ -316,68 +348,6 @@ fn action_type(a: &Action) -> &'static str {
         Action::EndTurn => "end_turn",
         Action::ExpireOffer { .. } => "expire_offer",
         Action::TimeOut => "time_out",
-    }
-}
-
-const EVENT_TYPES: [&str; 27] = [
-    "turn_started",
-    "phase_changed",
-    "settlement_built",
-    "road_built",
-    "city_built",
-    "paid",
-    "starting_resources",
-    "dice_rolled",
-    "produced",
-    "shortage",
-    "discarded",
-    "robber_moved",
-    "stolen",
-    "dev_card_bought",
-    "dev_card_played",
-    "year_of_plenty",
-    "monopoly",
-    "maritime_traded",
-    "offer_made",
-    "offer_accepted",
-    "offer_rejected",
-    "offer_closed",
-    "trade_completed",
-    "longest_road",
-    "largest_army",
-    "timed_out",
-    "game_won",
-];
-
-fn event_type(e: &Event) -> &'static str {
-    match e {
-        Event::TurnStarted { .. } => "turn_started",
-        Event::PhaseChanged { .. } => "phase_changed",
-        Event::SettlementBuilt { .. } => "settlement_built",
-        Event::RoadBuilt { .. } => "road_built",
-        Event::CityBuilt { .. } => "city_built",
-        Event::Paid { .. } => "paid",
-        Event::StartingResources { .. } => "starting_resources",
-        Event::DiceRolled { .. } => "dice_rolled",
-        Event::Produced { .. } => "produced",
-        Event::Shortage { .. } => "shortage",
-        Event::Discarded { .. } => "discarded",
-        Event::RobberMoved { .. } => "robber_moved",
-        Event::Stolen { .. } => "stolen",
-        Event::DevCardBought { .. } => "dev_card_bought",
-        Event::DevCardPlayed { .. } => "dev_card_played",
-        Event::YearOfPlenty { .. } => "year_of_plenty",
-        Event::Monopoly { .. } => "monopoly",
-        Event::MaritimeTraded { .. } => "maritime_traded",
-        Event::OfferMade { .. } => "offer_made",
-        Event::OfferAccepted { .. } => "offer_accepted",
-        Event::OfferRejected { .. } => "offer_rejected",
-        Event::OfferClosed { .. } => "offer_closed",
-        Event::TradeCompleted { .. } => "trade_completed",
-        Event::LongestRoad { .. } => "longest_road",
-        Event::LargestArmy { .. } => "largest_army",
-        Event::TimedOut { .. } => "timed_out",
-        Event::GameWon { .. } => "game_won",
     }
 }
 
@@ -433,6 +403,86 @@ fn every_example_parses_into_its_type_and_round_trips() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// `error` as lines `at /json/pointer: what is wrong`. A value that matches no variant
+/// of a union is explained by the one variant it was meant to be (its tag matches,
+/// and it is not `null`), so that the line points into the example.
+fn explain(error: &jsonschema::ValidationError<'_>, out: &mut Vec<String>) {
+    use jsonschema::error::ValidationErrorKind as Kind;
+    let here = error.instance_path().as_str().to_owned();
+    if let Kind::AnyOf { context } | Kind::OneOfNotValid { context } = error.kind() {
+        let tag = |path: &str| path == format!("{here}/type") || path == format!("{here}/name");
+        let meant: Vec<_> = context
+            .iter()
+            .filter(|branch| {
+                !branch.iter().any(|e| {
+                    let at = e.instance_path().as_str();
+                    matches!(e.kind(), Kind::Constant { .. }) && tag(at)
+                        || matches!(e.kind(), Kind::Type { .. }) && at == here
+                })
+            })
+            .collect();
+        if let [branch] = meant.as_slice() {
+            for e in branch.iter() {
+                explain(e, out);
+            }
+            return;
+        }
+    }
+    let here = if here.is_empty() { "/" } else { &here };
+    out.push(format!("at {here}: {error}"));
+}
+
+#[test]
+fn every_example_validates_against_the_served_schema() {
+    // The committed bundle, exactly what `GET /api/schema.json` serves.
+    let bundle: Value = serde_json::from_str(catan_protocol::schema::SCHEMA_JSON)
+        .expect("the committed schema is JSON");
+    let defs = bundle["$defs"]
+        .as_object()
+        .expect("the bundle has $defs")
+        .clone();
+    let mut validators: BTreeMap<String, jsonschema::Validator> = BTreeMap::new();
+    let mut failures = Vec::new();
+    let all = examples();
+    for ex in &all {
+        let Some(name) = schema_definition(&ex.ty, &defs) else {
+            failures.push(format!(
+                "line {} ({}): the schema has no definition `{}`",
+                ex.line, ex.ty, ex.ty
+            ));
+            continue;
+        };
+        let validator = validators.entry(name.clone()).or_insert_with(|| {
+            let mut schema = bundle.clone();
+            let root = schema.as_object_mut().expect("an object");
+            root.remove("anyOf");
+            root.insert("$ref".into(), format!("#/$defs/{name}").into());
+            jsonschema::validator_for(&schema).expect("the schema compiles")
+        });
+        let Ok(instance) = serde_json::from_str::<Value>(&ex.json) else {
+            failures.push(format!("line {} ({}): not JSON", ex.line, ex.ty));
+            continue;
+        };
+        let mut problems = Vec::new();
+        for error in validator.iter_errors(&instance) {
+            explain(&error, &mut problems);
+        }
+        for problem in problems {
+            failures.push(format!(
+                "line {} ({} as #/$defs/{name}): {problem}",
+                ex.line, ex.ty
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "protocol.md examples that do not validate against the schema \
+         (crates/protocol/schema/catan-protocol.schema.json):\n{}",
+        failures.join("\n")
+    );
+    assert!(all.len() > 50, "only {} examples found", all.len());
+}
+
 #[test]
 fn every_server_and_client_message_type_has_an_example() {
     for ex in examples() {
@@ -473,7 +523,7 @@ fn every_server_and_client_message_type_has_an_example() {
 #[test]
 fn every_action_event_and_phase_is_documented_with_an_example() {
     assert_eq!(set(&ACTION_TYPES), serde_variants::<Action>("type"));
-    assert_eq!(set(&EVENT_TYPES), serde_variants::<Event>("type"));
+    assert_eq!(set(&Event::TYPES), serde_variants::<Event>("type"));
     assert_eq!(set(&PHASE_NAMES), serde_variants::<Phase>("name"));
     let mut phases = BTreeSet::new();
     for ex in examples() {
@@ -485,7 +535,7 @@ fn every_action_event_and_phase_is_documented_with_an_example() {
             }
             "Event" => {
                 let e: Event = serde_json::from_str(&ex.json).expect("parses");
-                assert_eq!(v["type"], event_type(&e), "line {}", ex.line);
+                assert_eq!(v["type"], e.type_name(), "line {}", ex.line);
                 if let Event::PhaseChanged { phase } = e {
                     assert_eq!(v["phase"]["name"], phase_name(&phase), "line {}", ex.line);
                     phases.insert(phase_name(&phase).to_owned());
@@ -496,7 +546,7 @@ fn every_action_event_and_phase_is_documented_with_an_example() {
     }
     for (what, all, ty) in [
         ("action", &ACTION_TYPES[..], "Action"),
-        ("event", &EVENT_TYPES[..], "Event"),
+        ("event", &Event::TYPES[..], "Event"),
     ] {
         let undocumented: Vec<_> = all.iter().filter(|n| !documented(n)).collect();
         assert!(
@@ -558,6 +608,20 @@ fn every_error_code_is_documented() {
 }
 
 #[test]
+fn the_unknown_message_type_row_names_every_client_message_type() {
+    let row = DOC
+        .lines()
+        .find(|l| l.starts_with("| `unknown_message_type` |"))
+        .expect("18.3 has a row for unknown_message_type");
+    for ty in ClientMessage::TYPES {
+        assert!(
+            row.contains(&format!("`{ty}`")),
+            "18.3 must name `{ty}` among the message types: {row}"
+        );
+    }
+}
+
+#[test]
 fn close_codes_version_and_limits_match_the_code() {
     for code in CloseCode::ALL.map(CloseCode::code) {
         assert!(
@@ -579,6 +643,10 @@ fn close_codes_version_and_limits_match_the_code() {
             c.outbound_queue
         ),
         format!("| rooms per server | {} |", c.max_rooms),
+        format!(
+            "within **{} s** of being dropped",
+            catan_server::ws::TOO_SLOW_CLOSE.as_secs()
+        ),
         format!("| chat text | {MAX_CHAT_CHARS} characters after trimming |"),
         format!("| display name | {MAX_NAME_CHARS} characters after trimming |"),
         format!("| request id | {MAX_REQUEST_ID_BYTES} bytes |"),
@@ -612,11 +680,34 @@ fn join<T: ToString>(items: impl IntoIterator<Item = T>) -> String {
         .join(", ")
 }
 
-/// The tables of section 14, generated from the engine's topology.
+/// The fields of the first element of `list` in the answer of `GET /api/board`, to
+/// hold the tables' column names to the API's: `names` must all be among them.
+fn board_fields(list: &str, names: &[&str]) -> Vec<String> {
+    let board = serde_json::to_value(catan_protocol::BoardGeometry::of_topology()).unwrap();
+    let first = &board[list][0];
+    names
+        .iter()
+        .map(|n| {
+            assert!(
+                first.get(*n).is_some(),
+                "`{list}[].{n}` is not a field of GET /api/board"
+            );
+            (*n).to_owned()
+        })
+        .collect()
+}
+
+/// The tables of section 14, generated from the engine's topology, with the column
+/// names of `GET /api/board`.
 fn board_tables() -> Vec<String> {
     let t = topology();
-    let mut tiles = String::from(
-        "| tile | q | r | centre (x, y) | corners, clockwise from the top | neighbours |\n\
+    let [q, r, x, y, corners, neighbors] =
+        &board_fields("tiles", &["q", "r", "x", "y", "vertices", "neighbors"])[..]
+    else {
+        unreachable!()
+    };
+    let mut tiles = format!(
+        "| tile | {q} | {r} | centre ({x}, {y}) | {corners} | {neighbors} |\n\
          |---:|---:|---:|---|---|---|\n",
     );
     for (i, &(q, r)) in t.tile_coords.iter().enumerate() {
@@ -629,8 +720,12 @@ fn board_tables() -> Vec<String> {
             join(t.tile_neighbors[i].iter().map(|n| n.0)),
         ));
     }
-    let mut vertices = String::from(
-        "| vertex | x | y | tiles | paths |\n\
+    let [x, y, touching, meeting] = &board_fields("vertices", &["x", "y", "tiles", "edges"])[..]
+    else {
+        unreachable!()
+    };
+    let mut vertices = format!(
+        "| vertex | {x} | {y} | {touching} | {meeting} |\n\
          |---:|---:|---:|---|---|\n",
     );
     for (i, &(x, y)) in t.vertex_coords.iter().enumerate() {
@@ -640,10 +735,11 @@ fn board_tables() -> Vec<String> {
             join(t.vertex_edges[i].iter().map(|e| e.0)),
         ));
     }
-    let mut edges = String::from(
-        "| path | ends | path | ends | path | ends | path | ends |\n\
-         |---:|---|---:|---|---:|---|---:|---|\n",
-    );
+    let [a, b] = &board_fields("edges", &["a", "b"])[..] else {
+        unreachable!()
+    };
+    let mut edges = format!("| edge | {a}, {b} ").repeat(4);
+    edges.push_str("|\n|---:|---|---:|---|---:|---|---:|---|\n");
     for row in t.edge_vertices.chunks(4).enumerate() {
         let (r, pairs) = row;
         let cells: Vec<String> = pairs
@@ -672,4 +768,50 @@ fn board_tables_are_the_engine_topology() {
             "protocol.md (section 14) must contain exactly:\n\n{table}"
         );
     }
+}
+
+// ----- examples against the server ---------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lobby_snapshot_example_is_what_a_seat_connecting_gets() {
+    // 5.2.1: the seat is taken (and announced) first, then the snapshot is built,
+    // so the own seat shows `connected: true` and no `presence` follows for it.
+    let example = examples()
+        .into_iter()
+        .filter(|e| e.ty == "ServerMessage")
+        .map(|e| serde_json::from_str::<Value>(&e.json).expect("example"))
+        .find(|v| v["type"] == "snapshot" && v["view"].is_null())
+        .expect("5.2.1 has a lobby snapshot example");
+    let server = catan_e2e::TestServer::start().await;
+    let created = server
+        .create_room(serde_json::json!({
+            "players": 3, "map": "beginner", "turn_timer_secs": 90,
+            "trade_timeout_secs": 30, "discard_timeout_secs": 60, "spectators": false
+        }))
+        .await;
+    let alice = server.take_seat(created.room_id, "alice").await;
+    let mut client = server
+        .connect(created.room_id, Some(&alice.token), None)
+        .await;
+    let Some(ServerMessage::Snapshot(got)) = client.recv().await else {
+        panic!("a snapshot first")
+    };
+    let got = serde_json::to_value(ServerMessage::Snapshot(got)).unwrap();
+    for field in ["you", "seq", "legal", "game_over"] {
+        assert_eq!(got[field], example[field], "`{field}` of the 5.2.1 example");
+    }
+    assert_eq!(
+        got["room"]["seats"], example["room"]["seats"],
+        "the seats of the 5.2.1 example"
+    );
+    assert_eq!(got["room"]["options"], example["room"]["options"]);
+    client
+        .send_json(&serde_json::json!({"type": "ping", "request_id": "next"}))
+        .await;
+    let next = client.recv().await.expect("an answer");
+    assert!(
+        matches!(next, ServerMessage::Pong { .. }),
+        "no presence follows the snapshot for the own seat: {next:?}"
+    );
+    server.stop().await;
 }

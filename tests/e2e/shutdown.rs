@@ -130,13 +130,15 @@ async fn shutdown_waits_for_a_result_still_being_written() {
     let (url, _dir) = fresh_sqlite_url();
     let store = Arc::new({
         let mut s = FaultyStore::new(SqlStore::connect(&url).await.expect("store"));
-        // Longer than any wait of the closing handshakes.
-        s.finish_delay = Duration::from_secs(3);
-        s.fail_finishes.store(0, Ordering::SeqCst);
+        // Longer than any wait of the closing handshakes, within the store bound.
+        s.finish_delay = Duration::from_millis(1500);
+        // The room's own write (before `game_over`) fails: the result is then
+        // written in the background.
+        s.fail_finishes.store(1, Ordering::SeqCst);
         s
     });
     let (server, id, mut watcher) = finished_bots_game(store.clone(), 10).await;
-    // The result write has just begun when the shutdown starts.
+    // The background write of the result begins when the shutdown starts.
     let (took, ()) = tokio::join!(server.shutdown(), expect_shutdown_close(&mut watcher));
     let stored = store.inner.game(id).await.expect("the game is stored");
     assert!(
@@ -144,7 +146,7 @@ async fn shutdown_waits_for_a_result_still_being_written() {
         "the result was written before the server returned"
     );
     assert!(took < Duration::from_secs(10), "{took:?}");
-    assert_eq!(store.finish_calls.load(Ordering::SeqCst), 1);
+    assert_eq!(store.finish_calls.load(Ordering::SeqCst), 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -168,4 +170,73 @@ async fn shutdown_gives_up_on_a_write_that_never_succeeds_at_its_bound() {
     );
     let stored = store.inner.game(id).await.expect("the game is stored");
     assert!(stored.finished.is_none());
+}
+
+/// Sends `head` (a request with a `Content-Length`) and the first part of its body,
+/// starts the shutdown, then sends the rest: the handler runs after the shutdown has
+/// begun. Returns the status and the body of the answer.
+async fn request_finished_during_shutdown(head: &str, body: &str, split: usize) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = TestServer::start().await;
+    // `{room}` in the head stands for a room created first.
+    let head = if head.contains("{room}") {
+        let created = server.create_room(serde_json::json!({})).await;
+        head.replace("{room}", &created.room_id.to_string())
+    } else {
+        head.to_owned()
+    };
+    let mut tcp = tokio::net::TcpStream::connect(server.addr)
+        .await
+        .expect("connect");
+    let head = format!(
+        "{head}\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        server.addr,
+        body.len()
+    );
+    tcp.write_all(head.as_bytes()).await.expect("head");
+    tcp.write_all(&body.as_bytes()[..split])
+        .await
+        .expect("body");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let stopping = tokio::spawn(server.shutdown());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    tcp.write_all(&body.as_bytes()[split..])
+        .await
+        .expect("body");
+    let mut answer = String::new();
+    tokio::time::timeout(Duration::from_secs(10), tcp.read_to_string(&mut answer))
+        .await
+        .expect("answered")
+        .expect("read");
+    stopping.await.expect("shut down");
+    let status = answer
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {answer:?}"));
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lobby_calls_that_reach_a_server_shutting_down_get_shutting_down() {
+    // The request's head arrives before the shutdown, the rest of its body after:
+    // the server lets it finish, and says why it does not create the room.
+    let (status, body) =
+        request_finished_during_shutdown("POST /api/rooms HTTP/1.1", r#"{"players": 3}"#, 5).await;
+    assert_eq!(status, 503, "{body}");
+    let err: catan_protocol::ErrorBody = serde_json::from_str(&body).expect("error body");
+    assert_eq!(err.error.code, "shutting_down");
+    // An existing room's calls alike (its task ends with the shutdown).
+    let (status, body) = request_finished_during_shutdown(
+        "POST /api/rooms/{room}/seats HTTP/1.1",
+        r#"{"name": "ann"}"#,
+        5,
+    )
+    .await;
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("shutting_down"), "{body}");
 }

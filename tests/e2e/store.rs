@@ -23,12 +23,14 @@ fn options() -> RoomOptions {
             players: 3,
             vp_target: 10,
             map: catan_engine::MapKind::Random,
+            turn_limit: 250,
         },
         turn_timer_secs: 0,
         trade_timeout_secs: 60,
         discard_timeout_secs: 60,
         listed: true,
         spectators: true,
+        ..RoomOptions::default()
     }
 }
 
@@ -116,8 +118,15 @@ async fn contract_games_logs_and_results<S: Store + ?Sized>(store: &S) {
     );
     assert_eq!(store.actions(a.id).await.expect("actions").len(), 5);
 
+    // Sequence numbers reserved for a room's broadcasts: never lowered.
+    store.reserve_seq(a.id, 1_000).await.expect("reserve");
+    store.reserve_seq(a.id, 500).await.expect("reserve less");
     let unfinished = store.unfinished_games().await.expect("unfinished");
     assert_eq!(unfinished.len(), 2);
+    assert_eq!(
+        (unfinished[0].seq_reserved, unfinished[1].seq_reserved),
+        (Some(1_000), None)
+    );
     assert!(unfinished.iter().all(|g| g.status == GameStatus::Playing));
     assert_eq!(
         unfinished[0].game, a,
@@ -138,7 +147,7 @@ async fn contract_games_logs_and_results<S: Store + ?Sized>(store: &S) {
         .finish_game(
             a.id,
             &Finish {
-                winner: Seat(0),
+                winner: Some(Seat(0)),
                 finished_at: 5_000,
                 scores: scores(0),
             },
@@ -149,7 +158,7 @@ async fn contract_games_logs_and_results<S: Store + ?Sized>(store: &S) {
         .finish_game(
             b.id,
             &Finish {
-                winner: Seat(1),
+                winner: Some(Seat(1)),
                 finished_at: 6_000,
                 scores: scores(1),
             },
@@ -203,10 +212,55 @@ async fn contract_games_logs_and_results<S: Store + ?Sized>(store: &S) {
     let got = store.game(a.id).await.expect("get");
     assert_eq!(got.status, GameStatus::Finished);
     let fin = got.finished.expect("finished");
-    assert_eq!(fin.winner, Seat(0));
+    assert_eq!(fin.winner, Some(Seat(0)));
     assert_eq!(fin.scores, scores(0));
     assert_eq!(got.players[0].final_vp, Some(10));
     assert_eq!(got.players[2].vp_cards, Some(2));
+}
+
+/// A game the turn limit ended is finished with a NULL winner: listed among
+/// the finished games, with its scores, and read back with no winner.
+async fn contract_a_result_without_a_winner<S: Store + ?Sized>(store: &S) {
+    let g = new_game(["ann", "bob", "bot"], 1_000);
+    store.create_game(&g).await.expect("create");
+    let scores: Vec<FinalScore> = (0..3)
+        .map(|s| FinalScore {
+            seat: Seat(s),
+            points: 12 + s,
+            vp_cards: s,
+        })
+        .collect();
+    let finish = Finish {
+        winner: None,
+        finished_at: 9_000,
+        scores: scores.clone(),
+    };
+    store.finish_game(g.id, &finish).await.expect("finish");
+    let got = store.game(g.id).await.expect("get");
+    assert_eq!(got.status, GameStatus::Finished);
+    assert_eq!(got.finished, Some(finish));
+    assert_eq!(
+        got.game.options.game.turn_limit, 250,
+        "the option is stored"
+    );
+    assert_eq!(got.players[1].final_vp, Some(13));
+    let listed = store
+        .finished_games(&GameQuery {
+            player: None,
+            offset: 0,
+            limit: 10,
+        })
+        .await
+        .expect("list");
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].finished.as_ref().map(|f| f.winner), Some(None));
+    assert!(
+        store
+            .unfinished_games()
+            .await
+            .expect("unfinished")
+            .is_empty()
+    );
 }
 
 /// Reading what no game has is `NotFound`, with no error for an empty log.
@@ -294,6 +348,7 @@ async fn contract_a_gone_database_is_unavailable<S: Store + ?Sized>(gone: &S) {
     unavailable(gone.actions(g.id).await, "actions");
     unavailable(gone.unfinished_games().await, "unfinished_games");
     unavailable(gone.abandon_game(g.id).await, "abandon_game");
+    unavailable(gone.reserve_seq(g.id, 1).await, "reserve_seq");
 }
 
 /// One implementation under test, on a fresh database.
@@ -344,6 +399,7 @@ async fn every_contract(kind: Kind) {
     contract_games_logs_and_results(&*open(kind).await.store).await;
     contract_a_missing_game_is_not_found(&*open(kind).await.store).await;
     contract_duplicates_conflict(&*open(kind).await.store).await;
+    contract_a_result_without_a_winner(&*open(kind).await.store).await;
     let s = open(kind).await;
     if let Some(url) = &s.url {
         contract_a_corrupt_row_is_corrupt(&*s.store, url).await;

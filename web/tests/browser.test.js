@@ -6,10 +6,20 @@
 // - a person creates a room, takes a seat, adds three bots, starts, and plays a whole
 //   game through the page only; mid-game the page is reloaded and must resume;
 // - a phone-sized spectator watches a bots' game from the lobby list to its end;
+// - a spectator sees a bots' game end at the turn limit with no winner (R-10.5);
+// - a spectator sees a bot stand in for a person who does not come, until they do;
 // - three people on three pages trade: an offer to one, an offer to all with a
-//   counter-offer, two acceptances and the confirmation with one of them.
+//   counter-offer, two acceptances and the confirmation with one of them;
+// - one click from the lobby to a game against bots, a setup placement by keyboard,
+//   the production of a roll at a glance, reasons on disabled actions, and the log
+//   back after a reload (the server's `history`).
 //
-// Screenshots go to tests/artifacts/<browser>/.
+// - the layout at a phone's and a laptop's size (overflow, tap targets, sticky status
+//   and actions, what must be visible without scrolling), refusals and reasons;
+// - the whole game is played in each language (`?lang=`): en, zh-Hans, zh-Hant.
+//
+// Screenshots go to tests/artifacts/<browser>/ (CATAN_UPDATE_SCREENSHOT=1 also
+// copies the README's: docs/screenshot.png and docs/screenshots/{phone,desktop}.png).
 //
 // Browsers: $CATAN_BROWSERS (comma-separated, default `chromium,firefox`).
 // The server: $CATAN_URL if set (the Rust wrapper tests/e2e/browser.rs starts one
@@ -25,11 +35,13 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, BROWSERS } from './driver.js';
-import { playWholeGame, spectateOnPhone, tradeAmongPeople } from './scenario.js';
+import { afterTheGame } from './after-game.js';
+import { adoptSeatFromAddress, glanceAndFlow, layoutAtBothSizes, playWholeGame, spectateAStandIn, spectateGameWithoutWinner, spectateOnPhone, tradeAmongPeople } from './scenario.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const ARTIFACTS = path.join(ROOT, 'tests', 'artifacts');
 const NAMES = (process.env.CATAN_BROWSERS || 'chromium,firefox').split(',').map((s) => s.trim()).filter(Boolean);
+const LANGS = ['en', 'zh-Hans', 'zh-Hant'];
 
 let server = null;
 let base = process.env.CATAN_URL || null;
@@ -89,16 +101,53 @@ for (const name of NAMES) {
       if (browser) await browser.close();
     });
 
-    test(`a person plays a complete game against three bots in ${name}`, { timeout: 600000 }, async () => {
+    // A whole game in each language in Chromium, in Traditional Chinese in Firefox.
+    const langs = name === 'chromium' ? LANGS : ['zh-Hant'];
+    for (const lang of langs) {
+      test(`a person plays a complete game against three bots in ${name} in ${lang}`, { timeout: 600000 }, async () => {
+        const t0 = Date.now();
+        const update = process.env.CATAN_UPDATE_SCREENSHOT && name === 'chromium' && lang === 'en'
+          ? path.join(ROOT, 'docs', 'screenshot.png') : null;
+        const rematch = name === 'chromium' && lang === 'en';
+        const r = await playWholeGame(browser, base, out, { vpTarget: 4, lang, updateScreenshot: update, rematch });
+        console.log(`# ${name} ${lang}: whole game in ${((Date.now() - t0) / 1000).toFixed(1)} s (${r.turns} own turns, ${r.spots} spots clicked, ${r.offers} offers)`);
+      });
+    }
+
+    test(`the layout at 390x844 and 1366x768 in ${name}`, { timeout: 180000 }, async () => {
       const t0 = Date.now();
-      const update = process.env.CATAN_UPDATE_SCREENSHOT && name === 'chromium'
-        ? path.join(ROOT, 'docs', 'screenshot.png') : null;
-      const r = await playWholeGame(browser, base, out, { vpTarget: 4, updateScreenshot: update });
-      console.log(`# ${name}: whole game in ${((Date.now() - t0) / 1000).toFixed(1)} s (${r.turns} own turns, ${r.spots} spots clicked, ${r.offers} offers)`);
+      const docs = process.env.CATAN_UPDATE_SCREENSHOT && name === 'chromium' ? path.join(ROOT, 'docs', 'screenshots') : null;
+      await layoutAtBothSizes(browser, base, out, { lang: name === 'chromium' ? 'zh-Hans' : 'en', docs });
+      console.log(`# ${name}: layout checks in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    });
+
+    test(`one click to a game against bots, keyboard placement, production at a glance, reload keeps the log in ${name}`, { timeout: 180000 }, async () => {
+      const t0 = Date.now();
+      await glanceAndFlow(browser, base, out);
+      console.log(`# ${name}: glance and flow in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    });
+
+    test(`a seat taken over HTTP is played from a link with its token in ${name}`, { timeout: 60000 }, async () => {
+      await adoptSeatFromAddress(browser, base, out);
     });
 
     test(`a phone-sized spectator follows a game from the lobby in ${name}`, { timeout: 120000 }, async () => {
       await spectateOnPhone(browser, base, out);
+    });
+
+    test(`a game the turn limit ends shows no winner in ${name}`, { timeout: 120000 }, async () => {
+      await spectateGameWithoutWinner(browser, base, out);
+    });
+
+    test(`a bot stands in for a person who does not come, marked on the seat, until they do in ${name}`, { timeout: 120000 }, async () => {
+      await spectateAStandIn(browser, base, out);
+    });
+
+    test(`after a game: the statistics, a rematch and the replay viewer in ${name}`, { timeout: 120000 }, async () => {
+      const t0 = Date.now();
+      const size = name === 'chromium' ? { width: 1366, height: 768, lang: 'en' } : { width: 390, height: 844, lang: 'zh-Hans' };
+      await afterTheGame(browser, base, out, size);
+      console.log(`# ${name}: after the game in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     });
 
     test(`three people trade with offers, a counter-offer and two accepters in ${name}`, { timeout: 300000 }, async () => {

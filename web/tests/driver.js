@@ -138,12 +138,32 @@ export class Tab {
   }
 
   /**
-   * Clicks the first element matching `sel` with the mouse, once it is visible,
-   * enabled and still; retries while the page re-renders it.
+   * Clicks the first element matching `sel` once it is visible, enabled and what a
+   * person would hit at its middle (nothing covers it); retries until then. The
+   * checks and the click run in one task of the page, so a redraw cannot come
+   * between them (the page redraws often; a mouse press and release a round trip
+   * apart could land on two different elements and be lost).
    */
   async click(sel, timeout = 10000) {
-    await this.page.locator(sel).setTimeout(timeout).click()
-      .catch((e) => { throw new Error(`click ${sel}: ${e.message}`, { cause: e }); });
+    const end = Date.now() + timeout;
+    for (;;) {
+      const why = await this.page.evaluate((s) => {
+        const e = document.querySelector(s);
+        if (!e) return 'not found';
+        if (e.disabled) return 'disabled';
+        e.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+        const r = e.getBoundingClientRect();
+        if (!r.width || !r.height) return 'not visible';
+        const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+        if (!hit || !(hit === e || e.contains(hit))) return 'covered';
+        if (typeof e.click === 'function') e.click();
+        else e.dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true, view: window }));
+        return '';
+      }, sel).catch((e) => String(e?.message ?? e));
+      if (!why) return;
+      if (Date.now() > end) throw new Error(`click ${sel}: ${why} after ${timeout} ms`);
+      await sleep(50);
+    }
   }
 
   /** Like `click`, but answers false instead of failing. */

@@ -12,30 +12,45 @@ const RES = ['lumber', 'brick', 'wool', 'grain', 'ore'];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function turnNumber(tab) {
-  const m = (await tab.text('#turn-info')).match(/Turn (\d+)/);
-  return m ? Number(m[1]) : -1;
+  const n = await tab.attr('#turn-info', 'data-turn').catch(() => null);
+  return n === null ? -1 : Number(n);
 }
 
-// The parts of a GameView a client keeps from events (derived numbers excluded:
-// protocol.md 12).
-function comparable(v) {
-  const c = structuredClone(v);
-  for (const p of c.players) delete p.road_length;
-  if (c.me) { delete c.me.total_vp; delete c.me.maritime_ratios; }
-  const norm = (r) => Object.fromEntries(Object.entries(r || {}).filter(([, n]) => n));
-  c.bank = norm(c.bank);
-  if (c.me) { c.me.hand = norm(c.me.hand); c.me.dev_cards = norm(c.me.dev_cards); c.me.dev_cards_new = norm(c.me.dev_cards_new); }
-  return c;
+// The page's view, once the kit has no refresh of derived numbers outstanding.
+async function keptView(tab) {
+  await tab.waitForFunction(() => window.__catan?.conn?.state.view && window.__catan.conn.refreshSeq === null);
+  return tab.evaluate(() => JSON.stringify(window.__catan.conn.state.view));
 }
 
-/** Reloads `tab` and checks that the view it kept from events equals the fresh snapshot. */
+/**
+ * What the page shows of the game, read from the DOM: per player VP, cards, road
+ * length and awards; the hand, the bank and the ratios.
+ */
+async function shown(tab) {
+  // The page redraws once per animation frame (what arrived since is drawn then):
+  // read it after the frames that draw what the kit already holds.
+  await tab.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+  return tab.evaluate(() => ({
+    players: [...document.querySelectorAll('#players tr[data-seat]')].map((tr) => [...tr.querySelectorAll('td')].slice(1).map((td) => td.textContent)
+      .concat([...tr.querySelectorAll('.award')].map((b) => b.title))),
+    hand: [...document.querySelectorAll('#hand .card')].map((e) => e.textContent),
+    ratios: document.getElementById('ratios')?.textContent,
+    bank: [...document.querySelectorAll('#bank .card')].map((e) => e.textContent),
+  }));
+}
+
+/**
+ * Reloads `tab` and checks that the view the kit kept from events equals the fresh
+ * snapshot, and that the page showed what it shows from the snapshot.
+ */
 async function reloadAndCompare(tab) {
-  const kept = await tab.evaluate(() => JSON.stringify(window.__catan.view));
+  const kept = await keptView(tab);
+  const before = await shown(tab);
   await tab.reload();
   await tab.waitFor('#board');
-  await tab.waitForFunction(() => window.__catan?.view);
-  const fresh = await tab.evaluate(() => JSON.stringify(window.__catan.view));
-  assert.deepEqual(comparable(JSON.parse(kept)), comparable(JSON.parse(fresh)), 'the view kept from events equals the snapshot');
+  const fresh = await keptView(tab);
+  assert.deepEqual(JSON.parse(kept), JSON.parse(fresh), 'the view kept from events equals the snapshot');
+  assert.deepEqual(await shown(tab), before, 'the page showed what the server\'s view says');
 }
 
 /** The hand shown in the page's "Your hand" panel. */
@@ -58,7 +73,7 @@ async function look(tab) {
   return tab.evaluate((buttons) => {
     const shown = (sel) => [...document.querySelectorAll(sel)].some((e) => e.getClientRects().length > 0);
     const on = (id) => { const e = document.getElementById(id); return !!e && !e.disabled; };
-    const turn = (document.getElementById('turn-info')?.textContent || '').match(/Turn (\d+)/);
+    const turn = document.getElementById('turn-info')?.dataset.turn;
     return {
       over: shown('#game-over'),
       dialog: shown('.modal .dialog'),
@@ -69,7 +84,7 @@ async function look(tab) {
       spots: document.querySelectorAll('#board .hl').length,
       on: Object.fromEntries(buttons.map((b) => [b, on(b)])),
       canOffer: shown('#trade button[data-step="give-lumber-plus"]') && !!document.getElementById('send-offer'),
-      turn: turn ? Number(turn[1]) : -1,
+      turn: turn === undefined ? -1 : Number(turn),
       prompt: document.getElementById('prompt')?.textContent || '',
     };
   }, BUTTONS).catch(() => null);
@@ -155,7 +170,7 @@ function progressWatch(tab, out) {
     lastState = state;
     if (Date.now() - lastProgress > 60000) {
       await tab.screenshot(path.join(out, 'stuck.png'), { fullPage: true });
-      const dump = await tab.evaluate(() => JSON.stringify({ legal: window.__catan.legal, phase: window.__catan.view?.phase, pending: window.__catan.pending }));
+      const dump = await tab.evaluate(() => JSON.stringify({ legal: window.__catan.conn.state.legal, phase: window.__catan.conn.state.view?.phase, pending: window.__catan.conn.state.pending }));
       assert.fail(`no progress for 60 s: ${state}|${did}\n${dump}\nlast failed click: ${tab.lastError?.stack}\n${tab.errors.join('\n')}`);
     }
   };
@@ -166,12 +181,13 @@ function progressWatch(tab, out) {
  * and plays a whole game (VP target `vpTarget`) through the page; mid-game the page
  * is reloaded and must resume. Screenshots of the board go to `out`.
  */
-export async function playWholeGame(browser, base, out, { vpTarget = 4, updateScreenshot = null } = {}) {
+export async function playWholeGame(browser, base, out, { vpTarget = 4, lang = 'en', updateScreenshot = null, rematch = false } = {}) {
   mkdirSync(out, { recursive: true });
   const tab = await browser.newTab({ width: 1280, height: 900 });
 
-  // Lobby: create a room with every option.
-  await tab.goto(`${base}/`);
+  // Lobby: create a room with every option, in language `lang`.
+  await tab.goto(`${base}/?lang=${lang}`);
+  assert.equal(await tab.evaluate(() => document.documentElement.lang), lang);
   await tab.select('#opt-players', '4');
   await tab.fill('#opt-vp', vpTarget);
   await tab.select('#opt-map', 'beginner');
@@ -188,12 +204,17 @@ export async function playWholeGame(browser, base, out, { vpTarget = 4, updateSc
   // Take a seat, add three bots, start.
   await tab.fill('#join-name', 'alice');
   await tab.click('#join');
-  await tab.waitForFunction(() => document.body.textContent.includes('You are seat 1.'));
+  await tab.waitFor('#you-seat[data-seat="0"]');
   for (let i = 1; i <= 3; i++) {
     await tab.click('#add-bot');
-    await tab.waitForFunction((n) => [...document.querySelectorAll('#seats td')]
-      .filter((td) => td.textContent.includes('bot)')).length >= n, i);
+    await tab.waitForFunction((n) => document.querySelectorAll('#seats tr[data-bot]').length >= n, i);
   }
+  // The host takes a bot's seat back and adds another; the own seat has no button.
+  assert.equal(await tab.count('.remove-seat[data-seat="0"]'), 0, 'no button to remove oneself');
+  await tab.click('.remove-seat[data-seat="3"]');
+  await tab.waitForFunction(() => document.querySelectorAll('#seats tr[data-bot]').length === 2);
+  await tab.click('#add-bot');
+  await tab.waitForFunction(() => document.querySelectorAll('#seats tr[data-bot]').length === 3);
   await tab.click('#start');
   await tab.waitFor('#board');
   assert.equal(await tab.count('#board polygon.tile'), 19);
@@ -210,16 +231,9 @@ export async function playWholeGame(browser, base, out, { vpTarget = 4, updateSc
     if (p && !memo.reloaded && p.turn >= 3 && p.on.roll && !p.dialog && !p.spots) {
       memo.reloaded = true;
       await reloadAndCompare(tab);
-      const ratios = await tab.evaluate(async () => {
-        const { maritimeRatios } = await import('/web/board.js');
-        const v = window.__catan.view;
-        return [maritimeRatios(v, v.me.seat), v.me.maritime_ratios];
-      });
-      assert.deepEqual(ratios[0], ratios[1], 'harbor ratios computed by the page equal the server\'s');
       assert.equal(await turnNumber(tab), p.turn, 'the reloaded page resumed the same turn');
       assert.ok(await tab.enabled('#roll'), 'and it is still ours to roll');
-      const you = await tab.evaluate(() => [...document.querySelectorAll('#players .badge')].filter((b) => b.textContent === 'you').length);
-      assert.equal(you, 1, 'still seated after the reload');
+      assert.equal(await tab.count('#players [data-you]'), 1, 'still seated after the reload');
       continue;
     }
     const did = await step(tab, memo, p);
@@ -227,18 +241,18 @@ export async function playWholeGame(browser, base, out, { vpTarget = 4, updateSc
     await watch(p, did);
     if (memo.reloaded && !memo.shot && p.turn >= 10 && did === 'end turn') {
       memo.shot = true;
-      await tab.screenshotOf('#board', path.join(out, 'board.png'));
-      await tab.screenshot(path.join(out, 'page.png'));
-      if (updateScreenshot) copyFileSync(path.join(out, 'page.png'), updateScreenshot);
+      await tab.screenshotOf('#board', path.join(out, `board-${lang}.png`));
+      await tab.screenshot(path.join(out, `page-${lang}.png`));
+      if (updateScreenshot) copyFileSync(path.join(out, `page-${lang}.png`), updateScreenshot);
     }
   }
 
   // The game over screen: scores of all four seats and a working replay link.
   await tab.waitFor('#game-over', 30000);
-  await tab.screenshot(path.join(out, 'game-over.png'));
-  if (!memo.shot) await tab.screenshotOf('#board', path.join(out, 'board.png'));
-  assert.equal(await tab.count('#final-scores tr'), 5);
-  const href = await tab.attr('#replay-link', 'href');
+  await tab.screenshot(path.join(out, `game-over-${lang}.png`));
+  if (!memo.shot) await tab.screenshotOf('#board', path.join(out, `board-${lang}.png`));
+  assert.equal(await tab.count('#points-by-source tr[data-source="total"] td'), 4);
+  const href = await tab.attr('#replay-json', 'href');
   assert.equal(href, `/api/games/${roomId}/replay`);
   const replay = await tab.evaluate(async (u) => (await fetch(u)).status, href);
   assert.equal(replay, 200);
@@ -250,21 +264,66 @@ export async function playWholeGame(browser, base, out, { vpTarget = 4, updateSc
   await tab.click('#close-game-over');
   await tab.waitForFunction(() => !document.querySelector('#game-over'));
   assert.equal(await tab.count('#board .hl'), 0);
+  if (rematch) await rematchTakesTheSameSeat(tab, base, roomId);
   await tab.close();
   return { turns: memo.turns, spots: memo.spots, offers: memo.offers };
+}
+
+/**
+ * The seated host asks for a rematch from the end screen (reopened): the page takes
+ * the same seat in the new room, which has the same bots, and may start it.
+ */
+async function rematchTakesTheSameSeat(tab, base, roomId) {
+  const bots = (await (await fetch(`${base}/api/rooms/${roomId}`)).json()).seats.map((x) => x.occupant?.bot ?? null);
+  await tab.evaluate(() => { window.__catan.gameOverDismissed = false; window.__catan.render(); });
+  await tab.click('#rematch');
+  await tab.waitForFunction((old) => /[?&]room=/.test(location.search) && !location.search.includes(old), roomId);
+  await tab.waitFor('#you-seat[data-seat="0"]');
+  const next = await tab.evaluate(() => new URLSearchParams(location.search).get('room'));
+  const room = await (await fetch(`${base}/api/rooms/${next}`)).json();
+  assert.deepEqual(room.seats.map((x) => x.occupant?.bot ?? null), bots, 'the same bots in the same seats');
+  assert.equal(room.seats[0].occupant.name, 'alice', 'the same seat, the same name');
+  assert.equal(await tab.count('#start'), 1, 'and the page is the new room\'s host');
 }
 
 /**
  * On a phone-sized screen, a room from the lobby list is watched as a spectator
  * until its bots finish; nothing scrolls sideways.
  */
+/**
+ * The README's first game by hand: a seat taken with curl (here fetch) is played in
+ * the browser by opening `/?room=ID#token=TOKEN`; the token leaves the address bar
+ * and stays the page's after a reload.
+ */
+export async function adoptSeatFromAddress(browser, base, out) {
+  mkdirSync(out, { recursive: true });
+  const post = (p, body, token) => fetch(`${base}${p}`, {
+    method: 'POST', body: JSON.stringify(body), headers: token ? { Authorization: `Bearer ${token}` } : {},
+  }).then((r) => r.json());
+  const { room_id: id, host_token: host } = await post('/api/rooms', { players: 3, vp_target: 3 });
+  const { token } = await post(`/api/rooms/${id}/seats`, { name: 'me' });
+  for (let i = 0; i < 2; i++) await post(`/api/rooms/${id}/bots`, {}, host);
+  await post(`/api/rooms/${id}/start`, {}, host);
+  const tab = await browser.newTab({ width: 1366, height: 768 });
+  await tab.goto(`${base}/?room=${id}&lang=en#token=${token}`);
+  await tab.waitFor('#actions');
+  assert.equal(await tab.evaluate(() => location.hash), '', 'the token left the address bar');
+  await tab.reload();
+  await tab.waitFor('#actions');
+  await tab.screenshot(path.join(out, 'adopted-seat.png'));
+  assert.deepEqual(tab.errors, [], 'no errors in the page');
+  await tab.close();
+}
+
 export async function spectateOnPhone(browser, base, out) {
   mkdirSync(out, { recursive: true });
   const res = await fetch(`${base}/api/rooms`, { method: 'POST', body: JSON.stringify({ players: 3, vp_target: 3 }) });
   const { room_id: id, host_token: host } = await res.json();
   const tab = await browser.newTab({ width: 390, height: 844 });
-  await tab.goto(`${base}/`);
+  await tab.goto(`${base}/?lang=zh-Hant`);
   await tab.waitFor(`a.room-link[href="/?room=${id}"]`);
+  // Rooms are listed by who is in them, not by id.
+  assert.equal(await tab.evaluate((sel) => document.querySelector(sel).textContent, `a.room-link[href="/?room=${id}"]`), '還沒有人');
   await tab.goto(`${base}/?room=${id}`);
   await tab.waitFor('#join');
   for (let i = 0; i < 3; i++) {
@@ -273,7 +332,7 @@ export async function spectateOnPhone(browser, base, out) {
   await fetch(`${base}/api/rooms/${id}/start`, { method: 'POST', headers: { Authorization: `Bearer ${host}` } });
   await tab.waitFor('#board');
   await tab.waitFor('#game-over', 90000);
-  assert.equal(await tab.count('#final-scores tr'), 4);
+  assert.equal(await tab.count('#points-by-source tr[data-source="total"] td'), 3);
   assert.equal(await tab.count('#actions'), 0, 'a spectator has no actions');
   const [width, inner] = await tab.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
   assert.equal(inner, 390, 'the viewport is phone-sized');
@@ -283,6 +342,86 @@ export async function spectateOnPhone(browser, base, out) {
   assert.ok(width <= 390, `no horizontal scrolling on a phone (${width}px): ${wide.join(', ')}`);
   await tab.screenshot(path.join(out, 'phone.png'), { fullPage: true });
   assert.deepEqual(tab.errors, [], 'no errors in the page');
+  // A finished room is still in GET /api/rooms for a while, but not in the lobby.
+  await tab.goto(`${base}/?lang=zh-Hant`);
+  // The list is loaded once the loading line is gone (a table, or "no rooms").
+  await tab.waitForFunction(() => {
+    const list = document.querySelector('#room-list');
+    return list && !list.textContent.includes('…');
+  });
+  assert.equal(await tab.count(`a.room-link[href="/?room=${id}"]`), 0, 'finished rooms are not listed');
+  await tab.close();
+}
+
+/**
+ * R-10.5: a room of bots at a target of 20 with the lowest turn limit (100) ends
+ * with no winner; a spectator's page says so in the game over dialog, the prompt
+ * and the log, with the final scores as they stand.
+ */
+export async function spectateGameWithoutWinner(browser, base, out) {
+  mkdirSync(out, { recursive: true });
+  const res = await fetch(`${base}/api/rooms`, { method: 'POST', body: JSON.stringify({ players: 3, vp_target: 20, turn_limit: 100 }) });
+  const { room_id: id, host_token: host, room } = await res.json();
+  assert.equal(room.options.turn_limit, 100);
+  const tab = await browser.newTab({ width: 1280, height: 900 });
+  await tab.goto(`${base}/?room=${id}&lang=en`);
+  await tab.waitFor('#join');
+  for (let i = 0; i < 3; i++) {
+    await fetch(`${base}/api/rooms/${id}/bots`, { method: 'POST', headers: { Authorization: `Bearer ${host}` }, body: '{}' });
+  }
+  await fetch(`${base}/api/rooms/${id}/start`, { method: 'POST', headers: { Authorization: `Bearer ${host}` } });
+  await tab.waitFor('#board');
+  await tab.waitFor('#game-over', 90000);
+  await tab.screenshot(path.join(out, 'no-winner.png'));
+  const winner = await tab.text('#winner');
+  assert.match(winner, /No winner: the game reached its turn limit of 100 turns/);
+  assert.equal(await tab.count('#points-by-source tr[data-source="total"] td'), 3);
+  const over = await tab.evaluate(() => window.__catan.conn.state.gameOver);
+  assert.equal(over.winner, null);
+  await tab.click('#close-game-over');
+  await tab.waitForFunction(() => !document.querySelector('#game-over'));
+  const page = await tab.text('body');
+  assert.match(page, /nobody won the game/);
+  assert.match(page, /Turn 100 was the last: the game ends with no winner/);
+  assert.deepEqual(tab.errors, [], 'no errors in the page');
+  await tab.close();
+}
+
+/**
+ * Stand-ins (protocol.md 5.2.12): a person takes a seat and does not come; after the
+ * room's `stand_in_secs` a bot plays the seat, and a spectator's players panel marks
+ * it; when the person opens the game, the mark goes, on both pages.
+ */
+export async function spectateAStandIn(browser, base, out) {
+  mkdirSync(out, { recursive: true });
+  const post = (p, body, token) => fetch(`${base}${p}`, {
+    method: 'POST', body: JSON.stringify(body), headers: token ? { Authorization: `Bearer ${token}` } : {},
+  }).then((r) => r.json());
+  const { room_id: id, host_token: host } = await post('/api/rooms', {
+    players: 3, vp_target: 20, turn_timer_secs: 0, stand_in_secs: 1, stand_in_level: 'medium',
+  });
+  const { seat, token } = await post(`/api/rooms/${id}/seats`, { name: 'gone' });
+  for (let i = 0; i < 2; i++) await post(`/api/rooms/${id}/bots`, {}, host);
+  const tab = await browser.newTab({ width: 1366, height: 768 });
+  await tab.goto(`${base}/?room=${id}&lang=en`);
+  await tab.waitFor('#join');
+  await post(`/api/rooms/${id}/start`, {}, host);
+  const mark = `#players tr[data-seat="${seat}"] [data-stand-in]`;
+  await tab.waitFor(mark, 30000);
+  assert.equal(await tab.text(mark), 'bot standing in');
+  assert.equal(await tab.count('#players [data-stand-in]'), 1, 'only that seat');
+  await tab.screenshot(path.join(out, 'stand-in.png'));
+  const me = await browser.newTab({ width: 1366, height: 768, isolated: true });
+  await me.goto(`${base}/?room=${id}&lang=zh-Hans#token=${token}`);
+  await me.waitFor('#actions');
+  await tab.waitForFunction((sel) => !document.querySelector(sel), mark);
+  assert.equal(await me.count('#players [data-stand-in]'), 0, 'the person plays their seat again');
+  const seats = await tab.evaluate(() => window.__catan.conn.state.room.seats);
+  // Left out or false: not stood in for (a `room` message leaves it out).
+  assert.ok(!seats[seat].stand_in && seats[seat].connected, JSON.stringify(seats[seat]));
+  assert.deepEqual(tab.errors, [], 'no errors in the page');
+  assert.deepEqual(me.errors, [], 'no errors in the page');
+  await me.close();
   await tab.close();
 }
 
@@ -310,7 +449,7 @@ export async function tradeAmongPeople(browser, base, out) {
   for (let i = 0; i < 3; i++) tabs.push(await browser.newTab({ width: 1280, height: 900, isolated: true }));
   const [alice, bob, carol] = tabs;
 
-  await alice.goto(`${base}/`);
+  await alice.goto(`${base}/?lang=en`);
   await alice.select('#opt-players', '3');
   await alice.select('#opt-map', 'beginner');
   await alice.fill('#opt-trade', '600');
@@ -320,10 +459,10 @@ export async function tradeAmongPeople(browser, base, out) {
   await alice.waitFor('#share-link');
   const link = await alice.value('#share-link');
   for (const [i, tab] of tabs.entries()) {
-    if (i) await tab.goto(link);
+    if (i) await tab.goto(`${link}&lang=en`);
     await tab.fill('#join-name', names[i]);
     await tab.click('#join');
-    await tab.waitForFunction((s) => document.body.textContent.includes(s), `You are seat ${i + 1}.`);
+    await tab.waitFor(`#you-seat[data-seat="${i}"]`);
   }
   await alice.click('#start');
   for (const tab of tabs) await tab.waitFor('#board');
@@ -412,4 +551,221 @@ export async function tradeAmongPeople(browser, base, out) {
   for (const tab of tabs) await reloadAndCompare(tab);
   for (const [i, tab] of tabs.entries()) assert.deepEqual(tab.errors, [], `no errors in ${names[i]}'s page`);
   for (const tab of tabs) await tab.close();
+}
+
+/** What matters for the layout, measured in one round trip. */
+function measure(tab) {
+  return tab.evaluate(() => {
+    const rect = (sel) => { const e = document.querySelector(sel); if (!e) return null; const r = e.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, width: r.width, height: r.height }; };
+    const visible = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
+    const small = [...document.querySelectorAll('button, select, input, a, .hl')]
+      .filter((e) => visible(e) && (!e.closest('svg') || e.classList.contains('hl')))
+      .map((e) => ({ e, r: e.getBoundingClientRect() }))
+      .filter(({ r }) => r.width < 44 || r.height < 44)
+      .map(({ e, r }) => `${e.tagName}#${e.id}[${e.dataset.step || ''}] ${Math.round(r.width)}x${Math.round(r.height)}`);
+    return {
+      scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth, innerWidth, innerHeight, scrollY,
+      board: rect('#board'), topbar: rect('#topbar'), turn: rect('#turn-info'), timer: rect('#status-line .timer'),
+      actions: rect('#actions'), hand: rect('#hand'), log: rect('#log'), small,
+    };
+  });
+}
+
+/**
+ * The layout at a phone's 390x844 and a laptop's 1366x768 for a seated player in
+ * language `lang`: no horizontal overflow, every tap target at least 44 px, on the
+ * phone the board the full width with the status (turn, dice, timer) sticky and
+ * the actions in reach; on the laptop board, hand, actions and log in one screen.
+ * A refusal shows in words (from its code) and clears at the next change of state;
+ * a disabled action says why. Screenshots: phone-<lang>.png, desktop-<lang>.png.
+ */
+export async function layoutAtBothSizes(browser, base, out, { lang = 'zh-Hans', docs = null } = {}) {
+  mkdirSync(out, { recursive: true });
+  const res = await fetch(`${base}/api/rooms`, { method: 'POST', body: JSON.stringify({ players: 4, map: 'beginner', turn_timer_secs: 300 }) });
+  const { room_id: id, host_token: host } = await res.json();
+  const tab = await browser.newTab({ width: 390, height: 844, isolated: true });
+  await tab.goto(`${base}/?lang=${lang}`);
+  await tab.waitFor('#create-room');
+  await tab.screenshot(path.join(out, `lobby-${lang}.png`));
+  assert.deepEqual((await measure(tab)).scrollWidth <= 390, true, 'the lobby does not overflow');
+  await tab.goto(`${base}/?room=${id}`);
+  await tab.fill('#join-name', lang === 'en' ? 'alice' : '小明');
+  await tab.click('#join');
+  await tab.waitFor('#you-seat');
+  await tab.screenshot(path.join(out, `room-${lang}.png`));
+  for (let i = 0; i < 3; i++) await fetch(`${base}/api/rooms/${id}/bots`, { method: 'POST', headers: { Authorization: `Bearer ${host}` }, body: '{"kind":"medium"}' });
+  await fetch(`${base}/api/rooms/${id}/start`, { method: 'POST', headers: { Authorization: `Bearer ${host}` } });
+  await tab.waitFor('#board');
+  // The spots of the setup are tap targets too.
+  await tab.waitForFunction(() => document.querySelectorAll('#board .hl').length > 0, null, 60000);
+  assert.deepEqual((await measure(tab)).small, [], 'every board spot is at least 44 px on the phone');
+  // Through the setup to the first own roll.
+  const memo = newMemo();
+  for (let p = await look(tab); !(p && p.on.roll && !p.spots && !p.dialog); p = await look(tab)) await step(tab, memo, p);
+
+  const phone = await measure(tab);
+  assert.ok(phone.scrollWidth <= 390, `no horizontal overflow on the phone (${phone.scrollWidth})`);
+  assert.ok(phone.board.width >= phone.clientWidth - 1, `the board fills the width (${phone.board.width} of ${phone.clientWidth})`);
+  assert.ok(phone.actions.top >= 0 && phone.actions.bottom <= phone.innerHeight + 1, 'the actions are on screen');
+  assert.ok(phone.board.bottom <= phone.actions.top + 1, 'with the whole board above them');
+  assert.ok(phone.actions.top > phone.board.top, 'below the top of the board');
+  assert.deepEqual(phone.small, [], 'every tap target is at least 44 px');
+  await tab.screenshot(path.join(out, `phone-${lang}.png`));
+  // A disabled action says why; a refusal shows in words and clears at the next change.
+  assert.notEqual(await tab.text('#build-road .why'), '', 'a disabled build says why');
+  await tab.evaluate(() => window.__catan.conn.act({ type: 'end_turn' }));
+  await tab.waitFor('#flash');
+  const words = await tab.evaluate(async () => {
+    const { t } = await import('/web/i18n.js');
+    return [document.getElementById('flash').textContent, t(`err.${window.__catan.conn.state.refusal.code}`)];
+  });
+  assert.equal(words[0], words[1], 'the refusal is the translation of its code');
+  await tab.click('#roll');
+  await tab.waitForFunction(() => !document.getElementById('flash'));
+  await tab.waitForFunction(() => !document.getElementById('roll') || document.getElementById('roll').disabled);
+  // Scrolled down to the hand, the status stays at the top and the actions at the bottom.
+  await tab.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+  await sleep(100);
+  const scrolled = await measure(tab);
+  assert.ok(scrolled.scrollY > 0, 'the phone page scrolls');
+  assert.ok(scrolled.topbar.top === 0 && scrolled.turn.bottom <= scrolled.topbar.bottom && scrolled.timer, 'the status (turn, timer) is sticky');
+  assert.ok(scrolled.actions.top >= 0 && scrolled.actions.bottom <= scrolled.innerHeight + 1, 'and the actions at the bottom');
+  assert.deepEqual(scrolled.small, [], 'every tap target is at least 44 px after the roll');
+  await tab.screenshot(path.join(out, `phone-hand-${lang}.png`));
+
+  await tab.page.setViewport({ width: 1366, height: 768 });
+  await tab.evaluate(() => window.scrollTo(0, 0));
+  await sleep(200);
+  const desk = await measure(tab);
+  assert.ok(desk.scrollWidth <= 1366, 'no horizontal overflow on the laptop');
+  for (const k of ['board', 'hand', 'actions', 'log']) {
+    assert.ok(desk[k] && desk[k].top >= 0 && desk[k].bottom <= 768 + 1, `${k} visible without scrolling (${JSON.stringify(desk[k])})`);
+  }
+  assert.deepEqual(desk.small, [], 'every tap target is at least 44 px on the laptop');
+  await tab.screenshot(path.join(out, `desktop-${lang}.png`));
+  if (docs) {
+    mkdirSync(docs, { recursive: true });
+    copyFileSync(path.join(out, `phone-${lang}.png`), path.join(docs, 'phone.png'));
+    copyFileSync(path.join(out, `desktop-${lang}.png`), path.join(docs, 'desktop.png'));
+  }
+  assert.deepEqual(tab.errors.filter((e) => !/status of 4/.test(e)), [], 'no errors in the page');
+  await tab.close();
+}
+
+/**
+ * Clear at a glance, flow, reload: the sound off until turned on (remembered); one
+ * click from the lobby to a started game
+ * against bots of the level chosen (which stays chosen); a setup placement by
+ * keyboard only (Tab to a spot, Enter; the focus moves on to the road's spots);
+ * after a roll the tiles that produced glow and each seat's gains show; every
+ * disabled action says why; after a reload the log is back from the first
+ * placement (the server's `history`), line for line; the turn timer on the active
+ * player's row warns in its last 10 s.
+ */
+export async function glanceAndFlow(browser, base, out) {
+  mkdirSync(out, { recursive: true });
+  const tab = await browser.newTab({ width: 1280, height: 900, isolated: true });
+  await tab.goto(`${base}/?lang=en`);
+  await tab.select('#quick-bot-kind', 'easy');
+  await tab.reload();
+  await tab.waitFor('#play-bots');
+  assert.equal(await tab.value('#quick-bot-kind'), 'easy', 'the chosen bot level stays chosen');
+  // The sound is off until turned on, and remembered.
+  assert.equal(await tab.attr('#sound', 'aria-pressed'), 'false', 'no sound by default');
+  await tab.click('#sound');
+  assert.equal(await tab.attr('#sound', 'aria-pressed'), 'true');
+  await tab.reload();
+  await tab.waitFor('#sound');
+  assert.equal(await tab.attr('#sound', 'aria-pressed'), 'true', 'the sound choice is remembered');
+  await tab.click('#sound');
+  assert.equal(await tab.attr('#sound', 'aria-pressed'), 'false');
+  await tab.select('#opt-players', '3');
+  await tab.fill('#opt-turn', 20);
+  await tab.fill('#opt-vp', 5);
+  await tab.select('#opt-map', 'beginner');
+  await tab.fill('#quick-name', 'kim');
+  await tab.click('#play-bots');
+  await tab.waitForURL(/\?room=/);
+  await tab.waitFor('#board');
+  const seats = await tab.evaluate(() => window.__catan.conn.state.room.seats.map((s) => s.occupant?.bot ?? s.occupant?.name));
+  assert.deepEqual(seats, ['kim', 'easy', 'easy'], 'kim and two bots of the level chosen');
+  assert.equal(await tab.attr('#players tr[data-seat="0"] [data-you]', 'data-you'), '', 'seated in the first seat');
+
+  // Keyboard only: Tab to a settlement spot, Enter; then to a road spot, Enter.
+  await tab.waitForFunction(() => document.querySelectorAll('#board .hl[data-vertex]').length > 0, null, 60000);
+  const buildings = await tab.count('#board [data-building]');
+  const focused = () => tab.evaluate(() => {
+    const e = document.activeElement;
+    return e && e.matches('#board .hl') ? { vertex: e.getAttribute('data-vertex'), edge: e.getAttribute('data-edge'), label: e.getAttribute('aria-label') } : null;
+  });
+  let spot = null;
+  for (let i = 0; i < 40 && !spot; i++) { await tab.page.keyboard.press('Tab'); spot = await focused(); }
+  assert.ok(spot?.vertex, `Tab reaches a settlement spot (${JSON.stringify(spot)})`);
+  assert.match(spot.label, /^Settlement by the /, 'the spot says where it is');
+  await tab.page.keyboard.press('Enter');
+  await tab.waitForFunction((n) => document.querySelectorAll('#board [data-building]').length > n, buildings);
+  await tab.waitForFunction(() => document.activeElement?.matches('#board .hl[data-edge]'));
+  const road = await focused();
+  assert.match(road.label, /^Road by the /, 'the focus moved on to a road spot');
+  const roads = await tab.count('#board [data-road]');
+  await tab.page.keyboard.press('Enter');
+  await tab.waitForFunction((n) => document.querySelectorAll('#board [data-road]').length > n, roads);
+  assert.equal(await tab.count('#board [data-last]'), 1, 'the last piece placed is marked');
+
+  // Play on (the simple policy) until a roll has produced, seen at a glance, and
+  // some turns have passed; every disabled action says why.
+  const memo = newMemo();
+  const watch = progressWatch(tab, out);
+  const reasons = new Set();
+  let glow = null;
+  for (let i = 0; i < 5000 && !(glow && memo.turns >= 2); i++) {
+    const p = await look(tab);
+    if (!glow) {
+      glow = await tab.evaluate(() => (document.querySelector('#board .glow') && document.querySelector('#players .gain')
+        ? { tiles: document.querySelectorAll('#board .glow').length, gains: [...document.querySelectorAll('#players .gain')].map((e) => e.textContent) } : null));
+      if (glow) await tab.screenshotOf('#board', path.join(out, 'production-glow.png'));
+    }
+    if (p && p.turn >= 0 && !p.dialog) {
+      // (While an action is in flight every button waits, with the prompt saying so.)
+      const why = await tab.evaluate(() => (window.__catan.conn.state.pending || document.getElementById('prompt')?.textContent.startsWith('Waiting for the server') ? []
+        : [...document.querySelectorAll('#actions button:disabled')].map((b) => [b.id, b.querySelector('.why')?.textContent || '', b.title])));
+      for (const [id, text, title] of why) {
+        assert.ok(text && text === title, `disabled #${id} says why, in its title too (${text}|${title})`);
+        reasons.add(text);
+      }
+    }
+    const did = await step(tab, memo, p);
+    assert.notEqual(did, 'over', 'the game lasts long enough');
+    await watch(p, did);
+  }
+  assert.ok(glow && glow.tiles > 0, 'the tiles that produced glowed');
+  assert.ok(glow.gains.every((g) => /^(\+\d+ \w+ ?)+$/.test(g)), `gains shown as "+n resource": ${glow.gains}`);
+  assert.ok([...reasons].some((r) => /^needs \d/.test(r)), `a build says what it needs (${[...reasons]})`);
+
+  // Reload at the start of an own turn: the log comes back from the first placement.
+  for (let p = await look(tab); !(p && p.on.roll && !p.dialog && !p.spots); p = await look(tab)) await watch(p, await step(tab, memo, p));
+  const lines = () => tab.evaluate(() => [...document.querySelectorAll('#log > div')].map((e) => e.textContent));
+  const before = await lines();
+  // The log follows the newest line (read after the frame that draws it).
+  const atEnd = () => tab.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => {
+    const l = document.getElementById('log');
+    done(l.scrollTop + l.clientHeight >= l.scrollHeight - 2);
+  }))));
+  assert.ok(await atEnd(), 'the log shows its newest line');
+  assert.ok(before.slice(0, 2).some((l) => / built a settlement /.test(l)), `the log starts at the first placement: ${before.slice(0, 2)}`);
+  await tab.reload();
+  await tab.waitFor('#board');
+  await tab.waitForFunction((n) => document.querySelectorAll('#log > div').length >= n, before.length);
+  assert.deepEqual((await lines()).slice(0, before.length), before, 'after a reload the log is back, line for line');
+  assert.ok(await atEnd(), 'scrolled to its newest line');
+  assert.equal(await tab.count('#board [data-last]'), 1, 'and the last piece is still marked');
+  await tab.screenshot(path.join(out, 'after-reload.png'));
+
+  // The turn timer (20 s) on the active player's row warns in its last 10 s.
+  assert.equal(await tab.count('#players tr.current .countdown'), 1, 'the timer shows on the active seat');
+  await tab.waitForFunction(() => document.querySelector('#players tr.current .countdown.warn'), null, 20000);
+  assert.match(await tab.text('#players tr.current .countdown.warn'), /^0:(0\d|10)$/);
+  await tab.screenshotOf('#players-panel', path.join(out, 'timer-warning.png'));
+  assert.deepEqual(tab.errors, [], 'no errors in the page');
+  await tab.close();
 }

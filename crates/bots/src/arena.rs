@@ -2,14 +2,19 @@
 //! gets its own view and legal list, its strategy chooses, and the engine applies
 //! the choice. A refused choice is an error, so a run also proves every decision legal.
 //!
-//! The arena asks only the seat that must act (the current player, or during a
-//! discard the first seat that owes cards), so player offers, which no built-in
-//! strategy makes, would go unanswered.
+//! The arena asks the seat that must act ([`seat_to_ask`]): a recipient of an open
+//! offer who has not answered it yet, else the current player (or during a discard
+//! the first seat that owes cards). So every player offer is answered before its
+//! sender decides again, as humans and bots answer within the trade timeout on a
+//! server.
+//!
+//! Every game ends: with a winner, or with no winner when its last allowed
+//! turn ends; both are finished games, counted apart.
 
 use std::fmt;
 
 use catan_engine::playout::seat_to_act;
-use catan_engine::{Action, ActionError, Actor, Game, GameOptions, Phase, Seat};
+use catan_engine::{Action, ActionError, Actor, Event, Game, GameOptions, Phase, Seat};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -21,12 +26,14 @@ pub const MAX_ACTIONS: u64 = 100_000;
 /// How a finished game ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Outcome {
-    /// The winner.
-    pub winner: Seat,
+    /// The winner; `None` when the turn limit ended the game.
+    pub winner: Option<Seat>,
     /// Normal turns played.
     pub turns: u32,
     /// Actions applied.
     pub actions: u64,
+    /// Player trades completed.
+    pub trades: u64,
 }
 
 /// Why a game could not be played to its end.
@@ -48,7 +55,8 @@ pub enum ArenaError {
         /// The phase.
         phase: Phase,
     },
-    /// No winner after [`MAX_ACTIONS`] actions.
+    /// Not over after [`MAX_ACTIONS`] actions (the turn limit ends every game well
+    /// before, so this is an engine or bot bug).
     TooLong(u64),
 }
 
@@ -63,15 +71,67 @@ impl fmt::Display for ArenaError {
             ArenaError::NoLegalAction { seat, phase } => {
                 write!(f, "{seat} has no legal action in {phase:?}")
             }
-            ArenaError::TooLong(n) => write!(f, "no winner after {n} actions"),
+            ArenaError::TooLong(n) => write!(f, "not over after {n} actions"),
         }
     }
 }
 
 impl std::error::Error for ArenaError {}
 
-/// Plays `game` to its end; `bots[s]` plays seat `s`, deciding from
-/// `game.view(Some(s))` and `game.legal_actions(s)` only.
+/// The seat asked next: the first recipient of an open offer that has
+/// neither accepted nor rejected it, else the seat that must act.
+#[must_use]
+pub fn seat_to_ask(game: &Game) -> Seat {
+    if game.phase() == Phase::Main {
+        for o in game.offers() {
+            if let Some(s) = game
+                .seats()
+                .find(|&s| o.is_recipient(s) && !o.has_accepted(s) && !o.has_rejected(s))
+            {
+                return s;
+            }
+        }
+    }
+    seat_to_act(game)
+}
+
+/// Asks [`seat_to_ask`] for one action and applies it; returns the seat asked and
+/// its action. `legal` and `events` are scratch lists; `events` holds the action's
+/// events afterwards.
+///
+/// # Errors
+/// [`ArenaError::Refused`] or [`ArenaError::NoLegalAction`].
+pub fn step(
+    game: &mut Game,
+    bots: &mut [Box<dyn Strategy + Send>],
+    rng: &mut dyn RngCore,
+    legal: &mut Vec<Action>,
+    events: &mut Vec<Event>,
+) -> Result<(Seat, Action), ArenaError> {
+    let seat = seat_to_ask(game);
+    legal.clear();
+    game.legal_actions_into(Actor::Seat(seat), legal);
+    let view = game.view(Some(seat));
+    let asked = crate::actionable(&view, legal);
+    if asked.is_empty() {
+        return Err(ArenaError::NoLegalAction {
+            seat,
+            phase: game.phase(),
+        });
+    }
+    let action = bots[seat.index()].choose(&view, &asked, rng);
+    events.clear();
+    game.apply_into(Actor::Seat(seat), action, events)
+        .map_err(|error| ArenaError::Refused {
+            seat,
+            action,
+            error,
+        })?;
+    Ok((seat, action))
+}
+
+/// Plays `game` to its end, a win or the turn limit; `bots[s]` plays seat
+/// `s`, deciding from `game.view(Some(s))` and its actionable legal actions only.
 ///
 /// # Errors
 /// [`ArenaError`] when a choice is refused, a seat is stuck, or the game runs away.
@@ -83,34 +143,23 @@ pub fn play(
     let mut legal = Vec::with_capacity(128);
     let mut events = Vec::with_capacity(32);
     let mut actions = 0;
-    while game.winner().is_none() {
+    let mut trades = 0;
+    while !game.is_over() {
         if actions >= MAX_ACTIONS {
             return Err(ArenaError::TooLong(actions));
         }
-        let seat = seat_to_act(game);
-        legal.clear();
-        game.legal_actions_into(Actor::Seat(seat), &mut legal);
-        if legal.is_empty() {
-            return Err(ArenaError::NoLegalAction {
-                seat,
-                phase: game.phase(),
-            });
-        }
-        let view = game.view(Some(seat));
-        let action = bots[seat.index()].choose(&view, &legal, rng);
-        events.clear();
-        game.apply_into(Actor::Seat(seat), action, &mut events)
-            .map_err(|error| ArenaError::Refused {
-                seat,
-                action,
-                error,
-            })?;
+        step(game, bots, rng, &mut legal, &mut events)?;
+        trades += events
+            .iter()
+            .filter(|e| matches!(e, Event::TradeCompleted { .. }))
+            .count() as u64;
         actions += 1;
     }
     Ok(Outcome {
-        winner: game.winner().unwrap_or(Seat(0)),
+        winner: game.winner(),
         turns: game.turn(),
         actions,
+        trades,
     })
 }
 
@@ -137,19 +186,29 @@ pub struct Tally {
     pub games: u64,
     /// Wins per lineup entry.
     pub wins: Vec<u64>,
-    /// Normal turns of the finished games.
+    /// Normal turns of the finished games, won or not.
     pub turns: u64,
     /// Actions of all games.
     pub actions: u64,
     /// Games abandoned on an [`ArenaError`], described (game index, seed, error).
     pub errors: Vec<String>,
+    /// Games the turn limit ended with no winner.
+    pub no_winner: u64,
+    /// Player trades completed in all games.
+    pub trades: u64,
 }
 
 impl Tally {
     /// Games that ended with a winner.
     #[must_use]
-    pub fn finished(&self) -> u64 {
+    pub fn won(&self) -> u64 {
         self.wins.iter().sum()
+    }
+
+    /// Games that ended: won, or at the turn limit with no winner.
+    #[must_use]
+    pub fn finished(&self) -> u64 {
+        self.won() + self.no_winner
     }
 
     /// Adds another run's totals.
@@ -164,9 +223,12 @@ impl Tally {
         self.turns += other.turns;
         self.actions += other.actions;
         self.errors.extend(other.errors);
+        self.no_winner += other.no_winner;
+        self.trades += other.trades;
     }
 
-    /// Share of the finished games won by the entries of `kind` in `lineup`.
+    /// Share of the finished games won by the entries of `kind` in `lineup` (a game
+    /// without a winner is won by nobody).
     #[must_use]
     pub fn share(&self, lineup: &[BotKind], kind: BotKind) -> f64 {
         let won: u64 = lineup
@@ -179,13 +241,27 @@ impl Tally {
     }
 }
 
-/// Plays games `range` of a run: one seat per entry of `lineup`, rotating.
+/// Plays games `range` of a run: one seat per entry of `lineup`, rotating, each
+/// kind's default strategy ([`crate::strategy`]).
 #[must_use]
 pub fn run(
     lineup: &[BotKind],
     options: GameOptions,
     seed: u64,
     range: std::ops::Range<u64>,
+) -> Tally {
+    run_with(lineup, options, seed, range, &crate::strategy)
+}
+
+/// [`run`] with the strategy of each kind made by `make` (e.g. the hard level with
+/// a smaller budget).
+#[must_use]
+pub fn run_with(
+    lineup: &[BotKind],
+    options: GameOptions,
+    seed: u64,
+    range: std::ops::Range<u64>,
+    make: &(dyn Fn(BotKind) -> Box<dyn Strategy + Send> + Sync),
 ) -> Tally {
     let mut tally = Tally {
         wins: vec![0; lineup.len()],
@@ -195,16 +271,20 @@ pub fn run(
         let s = game_seed(seed, i);
         tally.games += 1;
         let seats = seating(lineup.len(), i);
-        let mut bots: Vec<_> = seats.iter().map(|&e| crate::strategy(lineup[e])).collect();
+        let mut bots: Vec<_> = seats.iter().map(|&e| make(lineup[e])).collect();
         let mut rng = ChaCha8Rng::seed_from_u64(s ^ 0x9E37_79B9_7F4A_7C15);
         let result = Game::new(options, s)
             .map_err(|e| e.to_string())
             .and_then(|mut g| play(&mut g, &mut bots, &mut rng).map_err(|e| e.to_string()));
         match result {
             Ok(o) => {
-                tally.wins[seats[o.winner.index()]] += 1;
+                match o.winner {
+                    Some(w) => tally.wins[seats[w.index()]] += 1,
+                    None => tally.no_winner += 1,
+                }
                 tally.turns += u64::from(o.turns);
                 tally.actions += o.actions;
+                tally.trades += o.trades;
             }
             Err(e) => tally.errors.push(format!("game {i} (seed {s}): {e}")),
         }

@@ -9,7 +9,15 @@
 //! ([`GameView::apply_events`]), so a strategy always decides from the whole view
 //! without asking for a snapshot. After a refusal it asks for one (`sync`) and
 //! decides again from it, so no refusal, from the engine or the store, can leave it
-//! without a fresh legal list: a bot always recovers and keeps playing.
+//! without a fresh legal list: a bot always recovers and keeps playing. Each action
+//! carries the newest sequence number seen (`expect_seq`), so an action overtaken by
+//! another seat's is refused as `stale_action`, not as a rules violation.
+//!
+//! While an offer of its own is open and some recipient has not answered it yet
+//! the driver waits for the answers instead of deciding: people need time
+//! to answer. Its caller ends the wait after a patience of its choosing with
+//! [`SeatDriver::stop_waiting`]; the strategy then decides with the offer still open
+//! (the built-in ones withdraw it).
 //!
 //! The driver does no I/O and keeps no clock: its caller delivers messages, asks
 //! [`SeatDriver::decide`] what to send, and waits (think time, and
@@ -52,6 +60,10 @@ pub struct SeatDriver {
     refused: u64,
     /// The result, once the game is over.
     game_over: Option<GameOverInfo>,
+    /// The newest sequence number seen, sent with each action as `expect_seq`.
+    seq: u64,
+    /// The caller stopped waiting for answers to the seat's open offers.
+    patience_over: bool,
 }
 
 impl SeatDriver {
@@ -63,6 +75,9 @@ impl SeatDriver {
 
     /// Takes in one server message.
     pub fn observe(&mut self, msg: &ServerMessage) {
+        if let Some(seq) = msg.seq() {
+            self.seq = self.seq.max(seq);
+        }
         match msg {
             ServerMessage::Snapshot(s) => {
                 self.seat = s.you;
@@ -104,6 +119,7 @@ impl SeatDriver {
             self.pending = None;
             self.acked += 1;
             self.rejections = 0;
+            self.patience_over = false;
         }
         self.fresh = true;
     }
@@ -151,13 +167,39 @@ impl SeatDriver {
         self.rejections
     }
 
+    /// Whether the driver waits for answers to an offer of its seat: it is the
+    /// seat's turn, and an open offer of its own has a recipient who has neither
+    /// accepted nor rejected it, and [`SeatDriver::stop_waiting`] was not
+    /// called since the seat's last accepted action.
+    #[must_use]
+    pub fn waiting_for_answers(&self) -> bool {
+        let (Some(view), Some(me)) = (&self.view, self.seat) else {
+            return false;
+        };
+        !self.patience_over
+            && view.current == me
+            && view.offers.iter().any(|o| {
+                o.from == me
+                    && view.players.iter().any(|p| {
+                        o.is_recipient(p.seat) && !o.has_accepted(p.seat) && !o.has_rejected(p.seat)
+                    })
+            })
+    }
+
+    /// Ends the wait for answers (the caller's patience ran out): the next
+    /// [`SeatDriver::decide`] asks the strategy with the offer still open.
+    pub fn stop_waiting(&mut self) {
+        self.patience_over = true;
+    }
+
     /// Whether [`SeatDriver::decide`] would send something now.
     #[must_use]
     pub fn ready(&self) -> bool {
         !self.over()
             && self.pending.is_none()
             && !self.awaiting_snapshot
-            && (self.resync || (self.fresh && !self.legal.is_empty()))
+            && (self.resync
+                || (self.fresh && !self.legal.is_empty() && !self.waiting_for_answers()))
     }
 
     /// What to send now, if anything: `sync` after a refusal, else `strategy`'s
@@ -190,6 +232,10 @@ impl SeatDriver {
         let request_id = format!("r{}", self.next_request);
         self.pending = Some(request_id.clone());
         self.fresh = false;
-        Some(ClientMessage::Action { request_id, action })
+        Some(ClientMessage::Action {
+            request_id,
+            action,
+            expect_seq: Some(self.seq),
+        })
     }
 }

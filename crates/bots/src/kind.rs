@@ -3,14 +3,16 @@
 
 use catan_protocol::BotKind;
 
-use crate::{HeuristicBot, RandomBot, Strategy};
+use crate::{HeuristicBot, Level, RandomBot, Strategy};
 
-/// A fresh strategy of kind `kind`.
+/// A fresh strategy of kind `kind` (the hard level with its default budget).
 #[must_use]
 pub fn strategy(kind: BotKind) -> Box<dyn Strategy + Send> {
     match kind {
         BotKind::Random => Box::new(RandomBot::new()),
-        BotKind::Heuristic => Box::new(HeuristicBot::new()),
+        BotKind::Easy => Box::new(HeuristicBot::at(Level::Easy)),
+        BotKind::Medium => Box::new(HeuristicBot::at(Level::Medium)),
+        BotKind::Hard => Box::new(crate::SearchBot::new(crate::Budget::default())),
     }
 }
 

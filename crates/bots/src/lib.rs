@@ -7,9 +7,15 @@
 //!
 //! # Layout
 //!
-//! - [`RandomBot`]: uniform among the legal actions, no player trades.
+//! - [`RandomBot`]: uniform among the legal actions, no player trades (for tests
+//!   and load, not a level for players).
 //! - [`HeuristicBot`]: plays to win (setup by pips, cities first, maritime trades,
-//!   robber on the leader, development cards, discards that keep the next build).
+//!   robber on the leader, development cards, discards that keep the next build,
+//!   player trades by its own evaluation): the `medium` level, and weakened the
+//!   `easy` one ([`Level`]).
+//! - [`SearchBot`]: the `hard` level, information-set Monte Carlo search over
+//!   determinizations of its view with the engine, within a [`Budget`]: whole games
+//!   for its setup placements, short rollouts for its turns.
 //! - `board`: what a bot reads off a view (who owns what, pips, spots, harbors).
 //! - `plan`: goals (city, settlement, road, development card), trades toward them,
 //!   discards.
@@ -27,15 +33,17 @@ mod heuristic;
 mod kind;
 mod plan;
 mod random;
+mod search;
 
 use catan_engine::{Action, ActionKind, GameView};
 use rand::RngCore;
 
 pub use catan_protocol::BotKind;
 pub use driver::SeatDriver;
-pub use heuristic::HeuristicBot;
+pub use heuristic::{HeuristicBot, Level};
 pub use kind::strategy;
 pub use random::RandomBot;
+pub use search::{Budget, SearchBot};
 
 /// A way of playing: picks one of a seat's legal actions from that seat's view.
 ///
@@ -45,7 +53,8 @@ pub use random::RandomBot;
 /// as many cards from `view.me`'s hand, and makes no offers unless it implements
 /// them. Object safe, so rooms and the arena can hold `Box<dyn Strategy>`.
 pub trait Strategy {
-    /// The strategy's name (`"random"`, `"heuristic"`).
+    /// The strategy's name: its [`BotKind`]'s (`"easy"`, `"medium"`, `"hard"`,
+    /// `"random"`).
     fn name(&self) -> &'static str;
 
     /// Chooses an action. `legal` must not be empty; the result is one of `legal`, or

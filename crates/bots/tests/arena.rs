@@ -1,13 +1,15 @@
 //! Whole games through the arena: every decision of every bot must be accepted by
-//! the engine, and the heuristic bot must clearly beat random-legal play.
+//! the engine, the medium level must clearly beat random-legal play and the easy
+//! level, and games between trading bots complete player trades.
 
 use catan_bots::arena::{self, Tally, seating};
-use catan_bots::{BotKind, RandomBot, Strategy};
+use catan_bots::{BotKind, Budget, RandomBot, SearchBot, Strategy};
 use catan_engine::{Action, Game, GameOptions, MapKind, Phase, Resources};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-const H: BotKind = BotKind::Heuristic;
+const H: BotKind = BotKind::Medium;
+const E: BotKind = BotKind::Easy;
 const R: BotKind = BotKind::Random;
 
 fn options(players: u8, map: MapKind) -> GameOptions {
@@ -15,6 +17,7 @@ fn options(players: u8, map: MapKind) -> GameOptions {
         players,
         vp_target: 10,
         map,
+        ..GameOptions::default()
     }
 }
 
@@ -62,6 +65,27 @@ fn random_bots_only_also_finish_their_games() {
 }
 
 #[test]
+fn games_nobody_wins_end_at_the_turn_limit_and_count_as_finished_without_a_winner() {
+    // random bots do not reach 20 points in 100 turns.
+    let options = GameOptions {
+        vp_target: 20,
+        turn_limit: catan_engine::TURN_LIMIT_MIN,
+        ..GameOptions::default()
+    };
+    let tally = arena::run(&[R, R, R, R], options, 5, 0..6);
+    assert_clean(&tally);
+    assert_eq!((tally.won(), tally.no_winner), (0, 6));
+    assert_eq!(tally.turns, 6 * 100, "each ended with turn 100");
+    assert_eq!(tally.share(&[R, R, R, R], R), 0.0);
+    let mut game = Game::new(options, 9).unwrap();
+    let mut bots: Vec<_> = [R; 4].iter().map(|&k| catan_bots::strategy(k)).collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let o = arena::play(&mut game, &mut bots, &mut rng).expect("ends");
+    assert_eq!((o.winner, o.turns), (None, 100));
+    assert!(game.is_over());
+}
+
+#[test]
 fn the_lineup_rotates_through_every_seat() {
     let mut seen = [[false; 4]; 4];
     for i in 0..4 {
@@ -100,4 +124,49 @@ fn a_run_is_the_same_whatever_way_its_games_are_split() {
     let mut parts = arena::run(&lineup, options(4, MapKind::Random), 2, 0..5);
     parts.merge(arena::run(&lineup, options(4, MapKind::Random), 2, 5..12));
     assert_eq!(whole, parts);
+}
+
+#[test]
+fn the_medium_level_wins_most_games_against_three_easy_bots_and_trades() {
+    // the levels are ordered, and the medium bots' offers are answered
+    // and completed.
+    let lineup = [H, E, E, E];
+    let tally = arena::run(&lineup, options(4, MapKind::Random), 3, 0..200);
+    assert_clean(&tally);
+    let share = tally.share(&lineup, H);
+    assert!(share >= 0.6, "medium won only {:.1}%", 100.0 * share);
+    assert!(
+        tally.trades >= 100,
+        "only {} player trades in 200 games",
+        tally.trades
+    );
+}
+
+#[test]
+fn games_of_four_medium_bots_finish_with_player_trades() {
+    // offers are made, answered (the arena asks every recipient) and
+    // confirmed, and every such game still ends.
+    let tally = arena::run(&[H, H, H, H], options(4, MapKind::Random), 4, 0..20);
+    assert_clean(&tally);
+    assert!(tally.trades >= 20, "{} trades in 20 games", tally.trades);
+}
+
+#[test]
+fn every_decision_of_a_hard_bot_is_legal() {
+    // The search with a small iteration cap, so the run is quick and reproducible.
+    let make = |k: BotKind| -> Box<dyn Strategy + Send> {
+        match k {
+            // Few whole-game setup playouts: they are slow in a debug build.
+            BotKind::Hard => Box::new(SearchBot::new(Budget {
+                setup_playouts: 8,
+                ..Budget::iterations(24)
+            })),
+            k => catan_bots::strategy(k),
+        }
+    };
+    let lineup = [BotKind::Hard, H, E, R];
+    let a = arena::run_with(&lineup, options(4, MapKind::Random), 6, 0..3, &make);
+    assert_clean(&a);
+    let b = arena::run_with(&lineup, options(4, MapKind::Random), 6, 0..3, &make);
+    assert_eq!(a, b, "no clock: the same games");
 }

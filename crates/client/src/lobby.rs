@@ -11,7 +11,6 @@ use hyper::{Request, header};
 use hyper_util::rt::TokioIo;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use tokio::net::TcpStream;
 use uuid::Uuid;
 
 use crate::ClientError;
@@ -21,21 +20,23 @@ use crate::target::Target;
 /// loopback connection (hyper's client connection; no pool, no framework).
 #[derive(Debug, Clone)]
 pub struct Lobby {
-    /// `HOST:PORT`, where the calls go.
-    authority: String,
+    /// Where the calls go, and from which local address.
+    target: Target,
 }
 
 impl Lobby {
     /// A lobby client for `target`.
     #[must_use]
     pub fn new(target: &Target) -> Lobby {
-        let authority = target
-            .http
-            .strip_prefix("http://")
-            .unwrap_or(&target.http)
-            .trim_end_matches('/')
-            .to_owned();
-        Lobby { authority }
+        Lobby {
+            target: target.clone(),
+        }
+    }
+
+    /// Where the calls go.
+    #[must_use]
+    pub fn target(&self) -> &Target {
+        &self.target
     }
 
     /// `POST path` with `body` as JSON; the answer's body parsed, if it succeeded.
@@ -47,16 +48,13 @@ impl Lobby {
     ) -> Result<T, ClientError> {
         let fail = |e: &dyn std::fmt::Display| ClientError::Http(format!("POST {path}: {e}"));
         let body = serde_json::to_vec(body).map_err(|e| fail(&e))?;
-        let stream = TcpStream::connect(&self.authority)
-            .await
-            .map_err(|e| fail(&e))?;
-        let _ = stream.set_nodelay(true);
+        let stream = self.target.tcp().await.map_err(|e| fail(&e))?;
         let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
             .await
             .map_err(|e| fail(&e))?;
         tokio::spawn(conn);
         let mut req = Request::post(path)
-            .header(header::HOST, &self.authority)
+            .header(header::HOST, &self.target.authority)
             .header(header::CONTENT_TYPE, "application/json");
         if let Some(b) = bearer {
             req = req.header(header::AUTHORIZATION, format!("Bearer {b}"));

@@ -20,16 +20,29 @@ use crate::target::Target;
 pub type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 /// Opens the WebSocket of `room` for the seat whose token is `token` (TCP_NODELAY on,
-/// a 4 KiB read buffer: game messages are small).
+/// a 4 KiB read buffer: game messages are small), stating the protocol version this
+/// crate speaks (a server that does not speak it closes with 4012).
 ///
 /// # Errors
 /// When the connection or the upgrade fails (e.g. an invalid token).
 pub async fn connect(target: &Target, room: Uuid, token: &str) -> Result<Ws, ClientError> {
-    let url = format!("{}/api/rooms/{room}/ws?token={token}", target.ws);
+    let url = format!(
+        "{}/api/rooms/{room}/ws?token={token}&protocol={}",
+        target.ws,
+        catan_protocol::PROTOCOL_VERSION
+    );
     let config = WebSocketConfig::default().read_buffer_size(4096);
-    let (ws, _) = tokio_tungstenite::connect_async_with_config(url, Some(config), true)
+    let stream = target
+        .tcp()
         .await
         .map_err(|e| ClientError::WebSocket(format!("connect: {e}")))?;
+    let (ws, _) = tokio_tungstenite::client_async_with_config(
+        url,
+        MaybeTlsStream::Plain(stream),
+        Some(config),
+    )
+    .await
+    .map_err(|e| ClientError::WebSocket(format!("connect: {e}")))?;
     Ok(ws)
 }
 
@@ -38,8 +51,8 @@ pub async fn connect(target: &Target, room: Uuid, token: &str) -> Result<Ws, Cli
 pub struct Outcome {
     /// This client's seat.
     pub seat: Option<Seat>,
-    /// The winner.
-    pub winner: Seat,
+    /// The winner; `None` when the turn limit ended the game with no winner.
+    pub winner: Option<Seat>,
     /// Every seat's final score.
     pub scores: Vec<FinalScore>,
     /// Actions this client sent and had acknowledged.

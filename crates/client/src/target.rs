@@ -12,6 +12,58 @@ pub struct Target {
     pub ws: String,
     /// The host as written.
     pub host: String,
+    /// `HOST:PORT`, where connections go.
+    pub authority: String,
+    /// The local address connections are made from (`None`: the system's choice).
+    /// The load generator gives each room its own loopback address, so the
+    /// server's per-address limits see one client per room, not one for all.
+    pub source: Option<IpAddr>,
+}
+
+impl Target {
+    /// This target, reached from the local address `source`.
+    #[must_use]
+    pub fn from_source(&self, source: IpAddr) -> Target {
+        Target {
+            source: Some(source),
+            ..self.clone()
+        }
+    }
+
+    /// A TCP connection to the target (from [`Target::source`] if set), with
+    /// `TCP_NODELAY` on.
+    ///
+    /// # Errors
+    /// When the name does not resolve to an address of the source's family, or the
+    /// connection fails.
+    pub async fn tcp(&self) -> std::io::Result<tokio::net::TcpStream> {
+        let stream = match self.source {
+            None => tokio::net::TcpStream::connect(&self.authority).await?,
+            Some(source) => {
+                let peer = tokio::net::lookup_host(&self.authority)
+                    .await?
+                    .find(|a| a.is_ipv4() == source.is_ipv4())
+                    .ok_or_else(|| {
+                        std::io::Error::new(
+                            std::io::ErrorKind::AddrNotAvailable,
+                            format!(
+                                "{} has no address of the family of {source}",
+                                self.authority
+                            ),
+                        )
+                    })?;
+                let socket = if source.is_ipv4() {
+                    tokio::net::TcpSocket::new_v4()?
+                } else {
+                    tokio::net::TcpSocket::new_v6()?
+                };
+                socket.bind(std::net::SocketAddr::new(source, 0))?;
+                socket.connect(peer).await?
+            }
+        };
+        stream.set_nodelay(true)?;
+        Ok(stream)
+    }
 }
 
 /// Why a URL cannot be used.
@@ -54,6 +106,8 @@ pub fn parse(url: &str) -> Result<Target, TargetError> {
         http: format!("{http}://{authority}"),
         ws: format!("{ws}://{authority}"),
         host,
+        authority,
+        source: None,
     })
 }
 

@@ -24,7 +24,7 @@ fn recorded_game(seed: u64) -> (Game, Vec<(Actor, Action)>) {
     let mut player = RandomPlayer::new(seed);
     let mut events = Vec::new();
     let mut log = Vec::new();
-    while game.winner().is_none() {
+    while !game.is_over() {
         events.clear();
         let (seat, action) = player.step(&mut game, &mut events).expect("legal play");
         log.push((Actor::Seat(seat), action));
@@ -40,7 +40,7 @@ fn positions() -> Vec<(Game, Actor)> {
         let mut player = RandomPlayer::new(seed);
         let mut events = Vec::new();
         let mut n = 0;
-        while game.winner().is_none() {
+        while !game.is_over() {
             if n % 10 == 0 {
                 let seat = catan_engine::playout::seat_to_act(&game);
                 out.push((game.clone(), Actor::Seat(seat)));

@@ -12,6 +12,7 @@ use crate::trade::OfferId;
 /// On the wire an action is an object tagged by `type`, e.g.
 /// `{"type": "build_road", "edge": 12}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Action {
     /// Place a settlement: free during setup, paid afterwards.

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// A development card kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum DevCard {
     /// Move the robber and steal; counts toward Largest Army once played.
@@ -51,19 +52,39 @@ impl DevCard {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct DevCards(pub [u8; 5]);
 
+/// Development cards by kind: one field per kind, a count of 0 left out; an unknown
+/// kind is refused.
 #[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct DevCardsRepr {
+    /// Knights.
     #[serde(default, skip_serializing_if = "is_zero")]
     knight: u8,
+    /// Road Building cards.
     #[serde(default, skip_serializing_if = "is_zero")]
     road_building: u8,
+    /// Year of Plenty cards.
     #[serde(default, skip_serializing_if = "is_zero")]
     year_of_plenty: u8,
+    /// Monopoly cards.
     #[serde(default, skip_serializing_if = "is_zero")]
     monopoly: u8,
+    /// Victory Point cards.
     #[serde(default, skip_serializing_if = "is_zero")]
     victory_point: u8,
+}
+
+/// The schema of the wire form, [`DevCardsRepr`], under the name `DevCards`.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for DevCards {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "DevCards".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        DevCardsRepr::json_schema(generator)
+    }
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)]

@@ -5,7 +5,7 @@ use serde::Serialize;
 /// A refused action. The game is unchanged whenever `apply` returns one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum ActionError {
-    /// The game has already been won.
+    /// The game is over: won, or ended by the turn limit.
     #[error("the game is over")]
     GameOver,
     /// The seat does not exist in this game.

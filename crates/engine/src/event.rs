@@ -12,6 +12,7 @@ use crate::trade::{OfferClosed, OfferId, TradeOffer};
 /// Something that happened. Fields holding hidden information are `Option`s that
 /// [`Event::redact_for`] blanks for seats that must not see them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// A new turn began.
@@ -207,6 +208,12 @@ pub enum Event {
         /// The winner's total, hidden VP cards included.
         points: u8,
     },
+    /// The last allowed turn ended without a winner: the game is over with no winner
+    /// . The phase becomes `over` with no winner next; no turn follows.
+    TurnLimitReached {
+        /// The turn that was the last (the game's turn limit).
+        turn: u32,
+    },
 }
 
 impl Event {
@@ -230,6 +237,76 @@ impl Event {
                 card: card.filter(|_| viewer == Some(seat)),
             },
             other => other,
+        }
+    }
+}
+
+impl Event {
+    /// The `type` of every event, in declaration order (a test checks them against
+    /// serde's tags).
+    pub const TYPES: [&'static str; 28] = [
+        "turn_started",
+        "phase_changed",
+        "settlement_built",
+        "road_built",
+        "city_built",
+        "paid",
+        "starting_resources",
+        "dice_rolled",
+        "produced",
+        "shortage",
+        "discarded",
+        "robber_moved",
+        "stolen",
+        "dev_card_bought",
+        "dev_card_played",
+        "year_of_plenty",
+        "monopoly",
+        "maritime_traded",
+        "offer_made",
+        "offer_accepted",
+        "offer_rejected",
+        "offer_closed",
+        "trade_completed",
+        "longest_road",
+        "largest_army",
+        "timed_out",
+        "game_won",
+        "turn_limit_reached",
+    ];
+
+    /// The event's `type` on the wire (its serde tag).
+    #[must_use]
+    pub const fn type_name(&self) -> &'static str {
+        match self {
+            Event::TurnStarted { .. } => "turn_started",
+            Event::PhaseChanged { .. } => "phase_changed",
+            Event::SettlementBuilt { .. } => "settlement_built",
+            Event::RoadBuilt { .. } => "road_built",
+            Event::CityBuilt { .. } => "city_built",
+            Event::Paid { .. } => "paid",
+            Event::StartingResources { .. } => "starting_resources",
+            Event::DiceRolled { .. } => "dice_rolled",
+            Event::Produced { .. } => "produced",
+            Event::Shortage { .. } => "shortage",
+            Event::Discarded { .. } => "discarded",
+            Event::RobberMoved { .. } => "robber_moved",
+            Event::Stolen { .. } => "stolen",
+            Event::DevCardBought { .. } => "dev_card_bought",
+            Event::DevCardPlayed { .. } => "dev_card_played",
+            Event::YearOfPlenty { .. } => "year_of_plenty",
+            Event::Monopoly { .. } => "monopoly",
+            Event::MaritimeTraded { .. } => "maritime_traded",
+            Event::OfferMade { .. } => "offer_made",
+            Event::OfferAccepted { .. } => "offer_accepted",
+            Event::OfferRejected { .. } => "offer_rejected",
+            Event::OfferClosed { .. } => "offer_closed",
+            Event::TradeCompleted { .. } => "trade_completed",
+            Event::LongestRoad { .. } => "longest_road",
+            Event::LargestArmy { .. } => "largest_army",
+            Event::TimedOut { .. } => "timed_out",
+            Event::GameWon { .. } => "game_won",
+            Event::TurnLimitReached { .. } => "turn_limit_reached",
         }
     }
 }

@@ -421,13 +421,21 @@ impl Game {
     pub fn scripted_dice(&self) -> &[[u8; 2]] {
         &self.dice
     }
-    /// The winner, once the game is over.
+    /// The winner, once the game is over; `None` while it goes on and when it ended
+    /// at the turn limit with no winner: ask [`Game::is_over`] whether it is.
     #[must_use]
     pub fn winner(&self) -> Option<Seat> {
         match self.phase {
-            Phase::Over { winner } => Some(winner),
+            Phase::Over { winner } => winner,
             _ => None,
         }
+    }
+
+    /// Whether the game is over: won, or ended by the turn limit with no
+    /// winner. Nothing is legal any more.
+    #[must_use]
+    pub fn is_over(&self) -> bool {
+        matches!(self.phase, Phase::Over { .. })
     }
 
     /// The owner of the building on `v`, and whether it is a city.
@@ -499,7 +507,12 @@ impl Game {
                 seat: winner,
                 points,
             });
-            self.set_phase(Phase::Over { winner }, out);
+            self.set_phase(
+                Phase::Over {
+                    winner: Some(winner),
+                },
+                out,
+            );
         }
     }
 

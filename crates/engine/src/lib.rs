@@ -18,6 +18,8 @@
 //!   read in that format or the one before it.
 //! - `rules/`: one module per part of the rules (setup, roll, build, robber, dev
 //!   cards, trade, awards, turn, time-outs) plus the legal-action listing.
+//! - `stats`: [`GameStats`] of a finished game (points by source, dice, resources
+//!   gained and lost), counted once from its events by a [`Tally`].
 //! - [`playout`]: a seeded random-legal player for the simulator, benches and tests.
 //! - `view`: per-seat redaction; events are redacted by [`Event::redact_for`]. A
 //!   [`GameView`] follows the game from its seat's redacted events
@@ -71,6 +73,7 @@ mod resource;
 pub mod rules;
 mod saved;
 mod seat;
+mod stats;
 mod trade;
 mod view;
 
@@ -85,11 +88,14 @@ pub use event::Event;
 pub use game::{
     BANK_PER_RESOURCE, CITIES_PER_PLAYER, Game, Player, ROADS_PER_PLAYER, SETTLEMENTS_PER_PLAYER,
 };
-pub use options::{GameOptions, MapKind, OptionsError};
+pub use options::{
+    DEFAULT_TURN_LIMIT, GameOptions, MapKind, OptionsError, TURN_LIMIT_MAX, TURN_LIMIT_MIN,
+};
 pub use phase::{Phase, Resume};
 pub use position::{Position, SeatPosition};
 pub use position_error::{Award, Piece, PositionError};
 pub use resource::{Resource, Resources};
 pub use seat::{Actor, MAX_SEATS, Seat};
+pub use stats::{Gained, GameStats, Lost, PointsBySource, ResourceFlow, Tally};
 pub use trade::{OfferClosed, OfferId, TradeOffer};
 pub use view::{BuildingView, FinalScore, GameView, PlayerView, PrivateView, RoadView};

@@ -1,9 +1,10 @@
-//! Game options a room chooses (number of players, VP target, map kind).
+//! Game options a room chooses (number of players, VP target, map kind, turn limit).
 
 use serde::{Deserialize, Serialize};
 
 /// Which map a game is played on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum MapKind {
     /// Terrain, numbers and harbors shuffled from the seed, no adjacent 6/8.
@@ -16,6 +17,7 @@ pub enum MapKind {
 /// Options that change the rules of one game. Unvalidated: a `Game` can only be
 /// created from options that pass [`GameOptions::validate`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct GameOptions {
     /// Number of seats, 3 or 4 (default 4).
@@ -24,7 +26,19 @@ pub struct GameOptions {
     pub vp_target: u8,
     /// Random or beginner map (R-2.4; default random).
     pub map: MapKind,
+    /// Turns after which the game ends with no winner if nobody has won, each
+    /// player's turn counting one (R-10.5; [`TURN_LIMIT_MIN`]..=[`TURN_LIMIT_MAX`],
+    /// default [`DEFAULT_TURN_LIMIT`]). Options written before the limit existed
+    /// read with the default.
+    pub turn_limit: u16,
 }
+
+/// The turn limit of a game that does not choose one.
+pub const DEFAULT_TURN_LIMIT: u16 = 1000;
+/// The lowest turn limit a game may choose.
+pub const TURN_LIMIT_MIN: u16 = 100;
+/// The highest turn limit a game may choose.
+pub const TURN_LIMIT_MAX: u16 = 5000;
 
 impl Default for GameOptions {
     fn default() -> Self {
@@ -32,6 +46,7 @@ impl Default for GameOptions {
             players: 4,
             vp_target: 10,
             map: MapKind::Random,
+            turn_limit: DEFAULT_TURN_LIMIT,
         }
     }
 }
@@ -45,6 +60,9 @@ pub enum OptionsError {
     /// `vp_target` is outside 3..=20.
     #[error("the victory point target must be between 3 and 20, not {0}")]
     VpTarget(u8),
+    /// `turn_limit` is outside 100..=5000.
+    #[error("the turn limit must be between 100 and 5000, not {0}")]
+    TurnLimit(u16),
 }
 
 impl OptionsError {
@@ -54,6 +72,7 @@ impl OptionsError {
         match self {
             OptionsError::Players(_) => "invalid_player_count",
             OptionsError::VpTarget(_) => "invalid_vp_target",
+            OptionsError::TurnLimit(_) => "invalid_turn_limit",
         }
     }
 }
@@ -69,6 +88,9 @@ impl GameOptions {
         }
         if !(3..=20).contains(&self.vp_target) {
             return Err(OptionsError::VpTarget(self.vp_target));
+        }
+        if !(TURN_LIMIT_MIN..=TURN_LIMIT_MAX).contains(&self.turn_limit) {
+            return Err(OptionsError::TurnLimit(self.turn_limit));
         }
         Ok(())
     }

@@ -7,6 +7,7 @@ use crate::seat::{MAX_SEATS, Seat};
 
 /// The step of the game, deciding which actions are legal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "name", rename_all = "snake_case")]
 pub enum Phase {
     /// Initial placements: placement `index` in `0..2 * players`, snake
@@ -38,15 +39,17 @@ pub enum Phase {
         /// Where the turn continues afterwards.
         resume: Resume,
     },
-    /// Someone won; nothing more can happen.
+    /// The game is over; nothing more can happen. Someone won, or the last
+    /// allowed turn ended without a winner.
     Over {
-        /// The winner.
-        winner: Seat,
+        /// The winner; `None` (`null` on the wire) when the turn limit ended the game.
+        winner: Option<Seat>,
     },
 }
 
 /// The phase a turn returns to after an interruption (robber, Road Building).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Resume {
     /// The card was played before the roll: the player still has to roll.

@@ -42,7 +42,7 @@ pub enum PlayoutError {
         error: ActionError,
     },
     /// The game did not end within the allowed number of actions.
-    #[error("no winner after {0} actions")]
+    #[error("not over after {0} actions")]
     TooLong(u64),
 }
 
@@ -122,8 +122,9 @@ impl RandomPlayer {
         Ok((seat, action))
     }
 
-    /// Plays `game` to its end, at most `max_actions` actions, clearing `events`
-    /// before each step. Returns the number of actions taken.
+    /// Plays `game` to its end (a win, or the turn limit: ), at most
+    /// `max_actions` actions, clearing `events` before each step. Returns the number
+    /// of actions taken.
     ///
     /// # Errors
     /// As [`RandomPlayer::step`], or [`PlayoutError::TooLong`].
@@ -134,7 +135,7 @@ impl RandomPlayer {
         max_actions: u64,
     ) -> Result<u64, PlayoutError> {
         let mut n = 0;
-        while game.winner().is_none() {
+        while !game.is_over() {
             if n >= max_actions {
                 return Err(PlayoutError::TooLong(n));
             }

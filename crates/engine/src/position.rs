@@ -64,6 +64,7 @@ use crate::trade::TradeOffer;
 /// serialized [`Game`] is exactly this shape, with no number above 2^53 (the seed and
 /// the generator's position are decimal strings).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Position {
     /// Players, target and map kind; must pass [`GameOptions::validate`].
@@ -72,10 +73,12 @@ pub struct Position {
     /// scripted: dice, deck-free steals, time-outs. A decimal string in JSON (a number
     /// is read too).
     #[serde(with = "text")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::saved::Decimal"))]
     pub seed: u64,
     /// How far the seed's generator has run, in 32-bit words: 0 for a fresh stream.
     /// A decimal string in JSON (a number is read too).
     #[serde(default, with = "text")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::saved::Decimal"))]
     pub rng_word_pos: u128,
     /// Dice for the next rolls, next first (R-4.2, each die 1-6): rolls take these
     /// before drawing from the generator, which they leave untouched.
@@ -95,7 +98,9 @@ pub struct Position {
     pub current: Seat,
     /// Who placed first; setup follows the snake order from here.
     pub first: Seat,
-    /// Normal turns started so far (0 during setup).
+    /// Normal turns started so far (0 during setup). The game ends with no winner
+    /// when turn `options.turn_limit` ends; a position past its limit (a
+    /// game saved before the limit existed) ends when its current turn does.
     pub turn: u32,
     /// A development card was played this turn.
     #[serde(default)]
@@ -121,6 +126,7 @@ pub struct Position {
 
 /// What one seat holds in a [`Position`]: pieces as id lists, cards as counts.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SeatPosition {
     /// Resource cards in hand.
@@ -268,7 +274,7 @@ impl Game {
             && self.total_vp(self.current) >= self.options.vp_target
         {
             self.phase = Phase::Over {
-                winner: self.current,
+                winner: Some(self.current),
             };
             self.offers.clear();
         }

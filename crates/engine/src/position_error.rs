@@ -53,7 +53,8 @@ impl std::fmt::Display for Award {
 /// [`crate::invariants::check`]. The first broken rule found is reported.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PositionError {
-    /// The options are out of range (3-4 players, target 3-20: ).
+    /// The options are out of range (3-4 players, target 3-20; turn limit
+    /// 100-5000: ).
     #[error("invalid options: {0}")]
     Options(#[from] OptionsError),
     /// The seat list is not one entry per player.
@@ -237,7 +238,8 @@ pub enum PositionError {
     /// A die of the last roll or of the scripted dice is not 1-6.
     #[error("R-4.2: a die shows {0}")]
     Die(u8),
-    /// The phase is over but the winner is not the current player at the target.
+    /// The phase is over with a winner who is not the current player at the target
+    ///
     #[error("R-1.1: {0} is not the current player at the target")]
     Winner(Seat),
     /// The turn counter does not fit the phase (0 in setup, at least 1 after).
@@ -292,6 +294,14 @@ pub enum PositionError {
     /// A saved game's random generator is not its seed's stream.
     #[error("R-2.4: the random generator is not the seed's stream")]
     Rng,
+    /// The game is over with no winner before its last allowed turn ended.
+    #[error("R-10.5: over with no winner at turn {turn}, before the turn limit {limit}")]
+    EndedBeforeTurnLimit {
+        /// The turn.
+        turn: u32,
+        /// The game's turn limit.
+        limit: u16,
+    },
 }
 
 impl PositionError {
@@ -338,6 +348,7 @@ impl PositionError {
             PositionError::RoadBuilding => "road_building",
             PositionError::TargetReached { .. } => "target_reached",
             PositionError::Rng => "rng",
+            PositionError::EndedBeforeTurnLimit { .. } => "ended_before_turn_limit",
         }
     }
 }

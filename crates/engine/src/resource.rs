@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// One of the five resources produced by land tiles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Resource {
     /// Produced by forest.
@@ -176,19 +177,39 @@ impl Resources {
     }
 }
 
+/// Resource cards by kind: one field per resource, a count of 0 left out; `{}` is no
+/// cards, and an unknown resource name is refused.
 #[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct ResourcesRepr {
+    /// Lumber cards.
     #[serde(default, skip_serializing_if = "is_zero")]
     lumber: u8,
+    /// Brick cards.
     #[serde(default, skip_serializing_if = "is_zero")]
     brick: u8,
+    /// Wool cards.
     #[serde(default, skip_serializing_if = "is_zero")]
     wool: u8,
+    /// Grain cards.
     #[serde(default, skip_serializing_if = "is_zero")]
     grain: u8,
+    /// Ore cards.
     #[serde(default, skip_serializing_if = "is_zero")]
     ore: u8,
+}
+
+/// The schema of the wire form, [`ResourcesRepr`], under the name `Resources`.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Resources {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Resources".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        ResourcesRepr::json_schema(generator)
+    }
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)]

@@ -198,6 +198,65 @@ pub(crate) mod text {
         }
     }
 }
+/// The JSON Schema of a [`text`] field: written as a decimal string without leading
+/// zeros; read from a decimal string (as Rust parses one: an optional `+`, digits) or a
+/// non-negative integer.
+#[cfg(feature = "schema")]
+pub(crate) struct Decimal;
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Decimal {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Decimal".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let description = "A non-negative integer as a decimal string: it may exceed 2^53, \
+                           which not every JSON reader keeps exact.";
+        if generator.contract().is_serialize() {
+            schemars::json_schema!({
+                "description": description,
+                "type": "string",
+                "pattern": "^(0|[1-9][0-9]*)$",
+            })
+        } else {
+            schemars::json_schema!({
+                "description": description,
+                "anyOf": [
+                    {"type": "string", "pattern": "^\\+?[0-9]+$"},
+                    {"type": "integer", "minimum": 0, "maximum": u64::MAX},
+                ],
+            })
+        }
+    }
+}
+
+/// A `Game` is written as its [`Position`]; it is read from a position or from format 1
+/// (see the module's documentation), and only if every rule holds.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Game {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Game".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let position = generator.subschema_for::<Position>();
+        if generator.contract().is_serialize() {
+            schemars::json_schema!({
+                "description": "A game, written as its position.",
+                "allOf": [position],
+            })
+        } else {
+            schemars::json_schema!({
+                "description": "A saved game: a position (with `seats`) or the format before \
+                                positions (with `players`); read only if every rule holds.",
+                "type": "object",
+                "anyOf": [{"required": ["seats"]}, {"required": ["players"]}],
+            })
+        }
+    }
+}
+
 #[cfg(test)]
 mod serde_tests {
     use serde_json::{Value, json};
@@ -210,7 +269,9 @@ mod serde_tests {
         let mut game = Game::new(GameOptions::default(), 11).unwrap();
         let mut player = RandomPlayer::new(11);
         let mut events = Vec::new();
+        let mut limit = crate::tests::support::StepLimit::new("turn 20");
         while game.turn() < 20 {
+            limit.tick(&game);
             player.step(&mut game, &mut events).unwrap();
         }
         game

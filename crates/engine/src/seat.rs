@@ -7,6 +7,7 @@ pub const MAX_SEATS: usize = 4;
 
 /// A player's seat, `0..players`. Seat order is turn order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct Seat(pub u8);
 

@@ -7,11 +7,13 @@ use crate::seat::Seat;
 
 /// Identifies an offer within a game; never reused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct OfferId(pub u32);
 
 /// An open player-trade offer. Offers are public: every seat sees them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TradeOffer {
     /// The offer's id.
     pub id: OfferId,
@@ -65,6 +67,7 @@ impl TradeOffer {
 
 /// Why an offer closed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum OfferClosed {
     /// The trade was completed.

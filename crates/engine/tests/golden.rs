@@ -18,7 +18,10 @@ mod common;
 
 use std::path::PathBuf;
 
-use catan_engine::{Action, Actor, Event, FinalScore, Game, GameOptions, GameView, MapKind, Seat};
+use catan_engine::{
+    Action, Actor, DEFAULT_TURN_LIMIT, Event, FinalScore, Game, GameOptions, GameView, MapKind,
+    Seat,
+};
 use common::{RandomPlayer, Style};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -75,6 +78,7 @@ const SPECS: [Spec; 3] = [
             players: 4,
             vp_target: 7,
             map: MapKind::Random,
+            turn_limit: DEFAULT_TURN_LIMIT,
         },
         seed: 2024,
         player_seed: 1,
@@ -87,6 +91,7 @@ const SPECS: [Spec; 3] = [
             players: 3,
             vp_target: 7,
             map: MapKind::Beginner,
+            turn_limit: DEFAULT_TURN_LIMIT,
         },
         seed: 7,
         player_seed: 2,
@@ -99,6 +104,7 @@ const SPECS: [Spec; 3] = [
             players: 4,
             vp_target: 6,
             map: MapKind::Random,
+            turn_limit: DEFAULT_TURN_LIMIT,
         },
         seed: 99,
         player_seed: 3,

@@ -5,7 +5,9 @@
 
 mod common;
 
-use catan_engine::{Game, GameOptions, MapKind, Position, board::topology};
+use catan_engine::{
+    DEFAULT_TURN_LIMIT, Game, GameOptions, MapKind, Position, TURN_LIMIT_MIN, board::topology,
+};
 use common::{RandomPlayer, Style};
 use serde_json::{Value, json};
 
@@ -37,6 +39,7 @@ fn original() -> (Game, RandomPlayer) {
         players: 4,
         vp_target: 10,
         map: MapKind::Random,
+        turn_limit: DEFAULT_TURN_LIMIT,
     };
     let mut game = Game::new(options, seed).unwrap();
     let mut player = RandomPlayer::new(f["player_seed"].as_u64().unwrap(), Style::FULL);
@@ -70,6 +73,9 @@ fn a_game_saved_before_positions_loads_and_plays_on_identically() {
     let (mut original, mut player) = original();
     let mut loaded: Game = serde_json::from_str(&fixture_game_text()).unwrap();
     assert_eq!(loaded, original);
+    // saved before the turn limit existed, it reads with the default.
+    assert!(!fixture_game_text().contains("turn_limit"));
+    assert_eq!(loaded.options().turn_limit, DEFAULT_TURN_LIMIT);
     assert!(!loaded.offers().is_empty(), "the fixture has an open offer");
     let mut steps = 0;
     while let Some((by, action)) = player.choose(&original) {
@@ -144,7 +150,7 @@ fn a_serialized_game_holds_no_number_above_2_53_and_survives_a_value_round_trip(
         while let Some((by, action)) = player.choose(&game) {
             game.apply(by, action).unwrap();
             step += 1;
-            if step % 50 == 0 || game.winner().is_some() {
+            if step % 50 == 0 || game.is_over() {
                 let value = serde_json::to_value(&game).unwrap();
                 let mut found = Vec::new();
                 numbers(&value, "$", &mut found);
@@ -173,6 +179,12 @@ fn every_position_of_random_playouts_makes_the_same_game_again() {
                 MapKind::Beginner
             } else {
                 MapKind::Random
+            },
+            // one game ends at the lowest turn limit, with no winner.
+            turn_limit: if seed == 5 {
+                TURN_LIMIT_MIN
+            } else {
+                DEFAULT_TURN_LIMIT
             },
         };
         let mut game = Game::new(options, seed).unwrap();

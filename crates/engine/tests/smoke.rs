@@ -1,11 +1,12 @@
-//! Random legal playouts finish with a winner and never see a listed action refused.
+//! Random legal playouts finish, with a winner or at the turn limit, and
+//! never see a listed action refused.
 
 use catan_engine::{Action, ActionKind, Actor, Game, GameOptions, Phase};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 #[test]
-fn random_legal_games_end_with_a_winner() {
+fn random_legal_games_end_with_a_winner_or_at_the_turn_limit() {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let mut actions = Vec::new();
     let mut events = Vec::new();
@@ -13,7 +14,7 @@ fn random_legal_games_end_with_a_winner() {
     for seed in 0..200 {
         let mut g = Game::new(GameOptions::default(), seed).unwrap();
         let mut steps = 0;
-        while g.winner().is_none() {
+        while !g.is_over() {
             // Whoever must act: the discarding seats first, else the current player.
             let actor = match g.phase() {
                 Phase::Discard { pending } => {
@@ -37,6 +38,7 @@ fn random_legal_games_end_with_a_winner() {
             steps += 1;
             assert!(steps < 100_000, "seed {seed} does not end");
         }
+        assert!(g.winner().is_some() || g.turn() == u32::from(g.options().turn_limit));
         total += steps;
     }
     eprintln!("mean actions per game: {}", total / 200);

@@ -10,7 +10,9 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use catan_engine::{Event, Game, GameOptions, GameView, MapKind, Seat};
+use catan_engine::{
+    DEFAULT_TURN_LIMIT, Event, Game, GameOptions, GameView, MapKind, Seat, TURN_LIMIT_MIN,
+};
 use common::{RandomPlayer, Style};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -64,7 +66,7 @@ fn follow_a_game(
     let mut kinds = BTreeSet::new();
     for step in 0..MAX_ACTIONS {
         let Some((actor, action)) = player.choose(&game) else {
-            prop_assert!(game.winner().is_some(), "stuck in {:?}", game.phase());
+            prop_assert!(game.is_over(), "stuck in {:?}", game.phase());
             return Ok(kinds);
         };
         let lengths: Vec<u8> = game.seats().map(|s| game.player(s).road_length).collect();
@@ -96,7 +98,7 @@ fn follow_a_game(
         }
     }
     Err(TestCaseError::fail(format!(
-        "no winner after {MAX_ACTIONS} actions"
+        "not over after {MAX_ACTIONS} actions"
     )))
 }
 
@@ -105,11 +107,13 @@ fn options() -> impl Strategy<Value = GameOptions> {
         3u8..=4,
         prop_oneof![3u8..=6, 7u8..=10],
         prop_oneof![Just(MapKind::Random), Just(MapKind::Beginner)],
+        prop_oneof![Just(DEFAULT_TURN_LIMIT), Just(TURN_LIMIT_MIN)],
     )
-        .prop_map(|(players, vp_target, map)| GameOptions {
+        .prop_map(|(players, vp_target, map, turn_limit)| GameOptions {
             players,
             vp_target,
             map,
+            turn_limit,
         })
 }
 
@@ -143,38 +147,6 @@ proptest! {
     }
 }
 
-/// Every event type, and `route_cut` for a settlement that shortened a route.
-const EVERY_KIND: [&str; 28] = [
-    "turn_started",
-    "phase_changed",
-    "settlement_built",
-    "road_built",
-    "city_built",
-    "paid",
-    "starting_resources",
-    "dice_rolled",
-    "produced",
-    "shortage",
-    "discarded",
-    "robber_moved",
-    "stolen",
-    "dev_card_bought",
-    "dev_card_played",
-    "year_of_plenty",
-    "monopoly",
-    "maritime_traded",
-    "offer_made",
-    "offer_accepted",
-    "offer_rejected",
-    "offer_closed",
-    "trade_completed",
-    "longest_road",
-    "largest_army",
-    "timed_out",
-    "game_won",
-    "route_cut",
-];
-
 #[test]
 fn the_followed_games_exercise_every_kind_of_event() {
     // ..R-8.5, R-9.3, R-9.4, R-10.1, R-10.3: a fixed handful of
@@ -183,19 +155,30 @@ fn the_followed_games_exercise_every_kind_of_event() {
     let mut kinds = BTreeSet::new();
     // Seeded games until every kind has been seen (a few dozen at most).
     for seed in 0..40u64 {
-        if EVERY_KIND.iter().all(|k| kinds.contains(*k)) {
+        if Event::TYPES
+            .iter()
+            .chain([&"route_cut"])
+            .all(|k| kinds.contains(*k))
+        {
             break;
         }
+        // one game in four ends at the lowest turn limit, with no winner.
         let options = GameOptions {
             players: 3 + u8::try_from(seed % 2).unwrap(),
             vp_target: 10,
             map: MapKind::Random,
+            turn_limit: if seed % 4 == 3 {
+                TURN_LIMIT_MIN
+            } else {
+                DEFAULT_TURN_LIMIT
+            },
         };
         let style = [Style::QUIET, Style::FULL, IMPATIENT][usize::try_from(seed % 3).unwrap()];
         kinds.extend(follow_a_game(options, seed, seed + 100, style).unwrap());
     }
-    let missing: Vec<&str> = EVERY_KIND
+    let missing: Vec<&str> = Event::TYPES
         .iter()
+        .chain([&"route_cut"])
         .copied()
         .filter(|k| !kinds.contains(*k))
         .collect();

@@ -2,6 +2,7 @@
 //! protocol these are unredacted: administrators see hands, decks and the seed.
 
 use catan_engine::{Game, Phase, TradeOffer};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -9,14 +10,14 @@ use crate::room::{RoomOptions, RoomStatus, SeatInfo};
 use crate::ws::{GameOverInfo, OfferDeadline, ServerMessage};
 
 /// `GET /admin/rooms` answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AdminRoomList {
     /// Every room the server holds, listed or not, newest first.
     pub rooms: Vec<AdminRoomSummary>,
 }
 
 /// One room as an administrator sees it in the list.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AdminRoomSummary {
     /// The room's id.
     pub id: Uuid,
@@ -43,7 +44,7 @@ pub struct AdminRoomSummary {
 }
 
 /// `GET /admin/rooms/{id}` answer: the room with its unredacted engine state.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AdminRoomDetail {
     /// The room as listed.
     pub room: AdminRoomSummary,
@@ -65,7 +66,7 @@ pub struct AdminRoomDetail {
 }
 
 /// `POST /admin/rooms/{id}/close` body (optional).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CloseRoomRequest {
     /// Sent to every client in the `closing` message; a default says an
@@ -75,7 +76,7 @@ pub struct CloseRoomRequest {
 }
 
 /// `POST /admin/rooms/{id}/close` answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct CloseRoomResponse {
     /// The room closed.
     pub room_id: Uuid,
@@ -90,7 +91,7 @@ pub struct CloseRoomResponse {
 }
 
 /// `POST /admin/rooms/{id}/seats/{seat}/kick` body (optional).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct KickRequest {
     /// Sent to the client in the `closing` message; a default says an
@@ -100,7 +101,7 @@ pub struct KickRequest {
 }
 
 /// `GET /admin/stats` answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ServerStats {
     /// Seconds since the server started.
     pub uptime_secs: u64,
@@ -117,7 +118,7 @@ pub struct ServerStats {
 }
 
 /// Rooms by status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct RoomCounts {
     /// Rooms whose seats are being taken.
     pub lobby: u64,
@@ -128,7 +129,7 @@ pub struct RoomCounts {
 }
 
 /// The store's health as last checked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum StoreHealth {
     /// The database answered.

@@ -22,7 +22,7 @@ pub enum ErrorCode {
     RateLimited,
     /// Binary frames are not part of the protocol.
     BinaryNotSupported,
-    /// Chat text empty or too long.
+    /// Chat text that breaks the rules of [`crate::text::clean_chat`].
     InvalidChat,
     /// An action before the game started.
     NotStarted,
@@ -32,11 +32,14 @@ pub enum ErrorCode {
     InvalidRequestId,
     /// The action could not be stored, so it was not applied.
     StoreUnavailable,
+    /// The action no longer applies: the game moved on after the `expect_seq` it
+    /// was chosen at.
+    StaleAction,
 }
 
 impl ErrorCode {
     /// Every code, in a fixed order.
-    pub const ALL: [ErrorCode; 11] = [
+    pub const ALL: [ErrorCode; 12] = [
         ErrorCode::MalformedJson,
         ErrorCode::UnknownMessageType,
         ErrorCode::InvalidMessage,
@@ -48,6 +51,7 @@ impl ErrorCode {
         ErrorCode::Spectator,
         ErrorCode::InvalidRequestId,
         ErrorCode::StoreUnavailable,
+        ErrorCode::StaleAction,
     ];
 
     /// Stable machine-readable code.
@@ -65,6 +69,7 @@ impl ErrorCode {
             ErrorCode::Spectator => "spectator",
             ErrorCode::InvalidRequestId => "invalid_request_id",
             ErrorCode::StoreUnavailable => "store_unavailable",
+            ErrorCode::StaleAction => "stale_action",
         }
     }
 }
@@ -84,14 +89,18 @@ pub enum ClosingReason {
     RoomClosed,
     /// An administrator disconnected this client.
     Kicked,
+    /// The client asked for a protocol version (`?protocol=`) the server does not
+    /// speak.
+    UnsupportedVersion,
 }
 
 impl ClosingReason {
     /// Every reason, in a fixed order.
-    pub const ALL: [ClosingReason; 3] = [
+    pub const ALL: [ClosingReason; 4] = [
         ClosingReason::ShuttingDown,
         ClosingReason::RoomClosed,
         ClosingReason::Kicked,
+        ClosingReason::UnsupportedVersion,
     ];
 
     /// Stable machine-readable code, the `code` of the `closing` message.
@@ -101,6 +110,7 @@ impl ClosingReason {
             ClosingReason::ShuttingDown => "shutting_down",
             ClosingReason::RoomClosed => "room_closed",
             ClosingReason::Kicked => "kicked",
+            ClosingReason::UnsupportedVersion => "unsupported_version",
         }
     }
 }
@@ -120,17 +130,24 @@ pub enum CloseCode {
     RoomClosed,
     /// 4011: an administrator disconnected this client.
     Kicked,
+    /// 4012: the client asked for a protocol version the server does not speak.
+    UnsupportedVersion,
+    /// 4013: the client sent nothing, not even a pong to the server's pings, for
+    /// longer than the server waits.
+    Unresponsive,
 }
 
 impl CloseCode {
     /// Every close code, in a fixed order.
-    pub const ALL: [CloseCode; 6] = [
+    pub const ALL: [CloseCode; 8] = [
         CloseCode::GoingAway,
         CloseCode::Replaced,
         CloseCode::RateLimited,
         CloseCode::TooSlow,
         CloseCode::RoomClosed,
         CloseCode::Kicked,
+        CloseCode::UnsupportedVersion,
+        CloseCode::Unresponsive,
     ];
 
     /// The numeric WebSocket close code.
@@ -143,6 +160,8 @@ impl CloseCode {
             CloseCode::TooSlow => 4009,
             CloseCode::RoomClosed => 4010,
             CloseCode::Kicked => 4011,
+            CloseCode::UnsupportedVersion => 4012,
+            CloseCode::Unresponsive => 4013,
         }
     }
 
@@ -156,6 +175,8 @@ impl CloseCode {
             CloseCode::TooSlow => "too slow to read messages",
             CloseCode::RoomClosed => "room closed",
             CloseCode::Kicked => "disconnected by an administrator",
+            CloseCode::UnsupportedVersion => "unsupported protocol version",
+            CloseCode::Unresponsive => "no answer to pings",
         }
     }
 
@@ -178,7 +199,7 @@ pub enum LobbyError {
     SeatTaken,
     /// The seat index is out of range.
     NoSuchSeat,
-    /// The display name is empty or too long.
+    /// The display name breaks the rules of [`crate::text::clean_name`].
     InvalidName,
     /// The room options are out of range.
     InvalidOptions(String),
@@ -208,6 +229,17 @@ pub enum LobbyError {
     Unauthorized,
     /// No client is connected to that seat (admin kick).
     NotConnected,
+    /// This client address made too many costly lobby calls (creating rooms, taking
+    /// seats, adding bots) or WebSocket upgrades in a short time; retry after that
+    /// many seconds (also the `Retry-After` header).
+    RateLimited {
+        /// Whole seconds until the next call is taken.
+        retry_after_secs: u64,
+    },
+    /// This client address has as many WebSockets open as it may.
+    TooManyConnections,
+    /// The server has as many WebSockets open as it takes.
+    ServerBusy,
 }
 
 impl LobbyError {
@@ -234,6 +266,11 @@ impl LobbyError {
             LobbyError::GameNotFinished,
             LobbyError::Unauthorized,
             LobbyError::NotConnected,
+            LobbyError::RateLimited {
+                retry_after_secs: 0,
+            },
+            LobbyError::TooManyConnections,
+            LobbyError::ServerBusy,
         ]
     }
 
@@ -260,6 +297,9 @@ impl LobbyError {
             LobbyError::GameNotFinished => "game_not_finished",
             LobbyError::Unauthorized => "unauthorized",
             LobbyError::NotConnected => "not_connected",
+            LobbyError::RateLimited { .. } => "rate_limited",
+            LobbyError::TooManyConnections => "too_many_connections",
+            LobbyError::ServerBusy => "server_busy",
         }
     }
 
@@ -280,9 +320,11 @@ impl LobbyError {
             | LobbyError::BadRequest(_) => 400,
             LobbyError::NotHost | LobbyError::InvalidToken | LobbyError::Unauthorized => 401,
             LobbyError::SpectatorsNotAllowed | LobbyError::OriginNotAllowed => 403,
-            LobbyError::TooManyRooms | LobbyError::ShuttingDown | LobbyError::StoreUnavailable => {
-                503
-            }
+            LobbyError::RateLimited { .. } | LobbyError::TooManyConnections => 429,
+            LobbyError::TooManyRooms
+            | LobbyError::ShuttingDown
+            | LobbyError::StoreUnavailable
+            | LobbyError::ServerBusy => 503,
         }
     }
 
@@ -301,11 +343,17 @@ impl LobbyError {
 impl fmt::Display for LobbyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
+            LobbyError::RateLimited { retry_after_secs } => {
+                return write!(f, "too many requests; retry in {retry_after_secs} s");
+            }
             LobbyError::RoomNotFound => "no room has that id",
             LobbyError::RoomFull => "every seat is taken",
             LobbyError::SeatTaken => "that seat is taken",
             LobbyError::NoSuchSeat => "there is no such seat in this room",
-            LobbyError::InvalidName => "a name has 1 to 32 characters",
+            LobbyError::InvalidName => {
+                "a name has 1 to 32 characters, not all invisible, no control or \
+                 bidirectional formatting characters, and no \"(... bot)\" claim"
+            }
             LobbyError::InvalidOptions(m) | LobbyError::BadRequest(m) => m,
             LobbyError::NotHost => "only the room's host may do that (missing or wrong host token)",
             LobbyError::InvalidToken => "missing or wrong seat token",
@@ -319,6 +367,10 @@ impl fmt::Display for LobbyError {
             LobbyError::GameNotFinished => "the game is not finished yet",
             LobbyError::Unauthorized => "missing or wrong admin token",
             LobbyError::NotConnected => "no client is connected to that seat",
+            LobbyError::TooManyConnections => {
+                "too many connections from this address; close some first"
+            }
+            LobbyError::ServerBusy => "the server has too many connections; try again later",
         })
     }
 }

@@ -15,6 +15,9 @@
 //! - [`lobby`]: the HTTP bodies and queries of the lobby and the game history, and
 //!   [`ErrorBody`], the one error body of every HTTP endpoint.
 //! - [`admin`]: the admin API's bodies (unredacted, for administrators only).
+//! - [`board`]: [`BoardGeometry`], the board's fixed geometry (`GET /api/board`).
+//! - [`schema`]: all of the above as one JSON Schema (and TypeScript declarations
+//!   generated from it), committed and served at `GET /api/schema.json`.
 //! - [`codes`]: every code outside the engine's: [`ErrorCode`] (`error` and the
 //!   room's `rejected`), [`ClosingReason`] (`closing`), [`CloseCode`] (WebSocket
 //!   close frames) and [`LobbyError`] (HTTP), each with `code()` and a list of all.
@@ -32,30 +35,47 @@
 //! ```
 
 pub mod admin;
+pub mod board;
 pub mod codes;
 pub mod lobby;
 pub mod room;
+pub mod schema;
+pub mod text;
 pub mod ws;
 
 pub use admin::{
     AdminRoomDetail, AdminRoomList, AdminRoomSummary, CloseRoomRequest, CloseRoomResponse,
     InspectQuery, KickRequest, RoomCounts, ServerStats, StoreHealth,
 };
+pub use board::{BoardGeometry, EdgeGeometry, TileGeometry, VertexGeometry};
 pub use codes::{CloseCode, ClosingReason, ErrorCode, LobbyError};
 pub use lobby::{
     AddBotRequest, AddBotResponse, CreateRoomRequest, CreateRoomResponse, ErrorBody, ErrorDetail,
-    GameList, GameListQuery, GameStatus, GameSummary, PlayerResult, Replay, ReplayStep, RoomList,
-    RoomListQuery, TakeSeatRequest, TakeSeatResponse, WsQuery,
+    GameList, GameListQuery, GameStatus, GameSummary, PlayerResult, RematchResponse, Replay,
+    ReplayStep, RoomList, RoomListQuery, TakeSeatRequest, TakeSeatResponse, WsQuery, parse_body,
 };
 pub use room::{
-    BotKind, DEFAULT_DISCARD_TIMEOUT_SECS, DEFAULT_TRADE_TIMEOUT_SECS, DEFAULT_TURN_TIMER_SECS,
-    MAX_TIMER_SECS, Occupant, RoomInfo, RoomOptions, RoomOptionsError, RoomStatus, SeatInfo,
-    UnknownBotKind,
+    BotKind, DEFAULT_DISCARD_TIMEOUT_SECS, DEFAULT_STAND_IN_SECS, DEFAULT_TRADE_TIMEOUT_SECS,
+    DEFAULT_TURN_TIMER_SECS, MAX_TIMER_SECS, Occupant, RoomInfo, RoomOptions, RoomOptionsError,
+    RoomStatus, SeatInfo, UnknownBotKind,
 };
-pub use ws::{ClientMessage, GameOverInfo, OfferDeadline, ServerMessage, Snapshot};
+pub use ws::{
+    ClientMessage, GameOverInfo, History, HistoryActions, HistoryChat, OfferDeadline,
+    ServerMessage, Snapshot,
+};
 
 /// Version of this protocol, sent in every snapshot. Bumped on incompatible changes.
 pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The protocol versions this crate (and a server built with it) speaks: a client
+/// may ask for one of them with `?protocol=` on the WebSocket.
+pub const SUPPORTED_PROTOCOL_VERSIONS: [u32; 1] = [PROTOCOL_VERSION];
+
+/// Whether `version` is one of [`SUPPORTED_PROTOCOL_VERSIONS`].
+#[must_use]
+pub fn protocol_supported(version: u32) -> bool {
+    SUPPORTED_PROTOCOL_VERSIONS.contains(&version)
+}
 
 /// Longest chat message in characters.
 pub const MAX_CHAT_CHARS: usize = 500;

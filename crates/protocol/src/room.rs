@@ -5,11 +5,12 @@ use std::fmt;
 use std::str::FromStr;
 
 use catan_engine::{GameOptions, OptionsError, Seat};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 /// A room's public description.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RoomInfo {
     /// The room's id.
     pub id: Uuid,
@@ -28,7 +29,7 @@ pub struct RoomInfo {
 }
 
 /// Where a room is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RoomStatus {
     /// Seats are being taken.
@@ -46,16 +47,19 @@ pub const DEFAULT_TRADE_TIMEOUT_SECS: u32 = 60;
 pub const DEFAULT_DISCARD_TIMEOUT_SECS: u32 = 60;
 /// Default seconds per phase (R-4.5); 0: no turn timer.
 pub const DEFAULT_TURN_TIMER_SECS: u32 = 0;
+/// Default seconds a person may be away while a decision is theirs before a stand-in
+/// bot plays their seat; 0: never.
+pub const DEFAULT_STAND_IN_SECS: u32 = 60;
 /// The longest any timer option may be, in seconds.
 pub const MAX_TIMER_SECS: u32 = 3600;
 
 /// A room's settled options: the engine's [`GameOptions`] (once, flattened into the
 /// same JSON object) and the room's own. Every field has a default, so options
 /// written by an older version, without a field added since, still read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct RoomOptions {
-    /// Players, VP target and map: the rules of the game itself.
+    /// Players, VP target, map and turn limit: the rules of the game itself.
     #[serde(flatten)]
     pub game: GameOptions,
     /// Seconds per phase; 0 = no turn timer.
@@ -68,6 +72,12 @@ pub struct RoomOptions {
     pub listed: bool,
     /// Spectators allowed.
     pub spectators: bool,
+    /// Seconds a person's seat may go without a connection while a decision is the
+    /// seat's before a built-in bot stands in for it (until the person is back);
+    /// 0 = never.
+    pub stand_in_secs: u32,
+    /// The kind of bot that stands in for an absent person.
+    pub stand_in_level: BotKind,
 }
 
 impl Default for RoomOptions {
@@ -79,6 +89,8 @@ impl Default for RoomOptions {
             discard_timeout_secs: DEFAULT_DISCARD_TIMEOUT_SECS,
             listed: true,
             spectators: true,
+            stand_in_secs: DEFAULT_STAND_IN_SECS,
+            stand_in_level: BotKind::Medium,
         }
     }
 }
@@ -114,6 +126,7 @@ impl RoomOptions {
             ("turn_timer_secs", self.turn_timer_secs),
             ("trade_timeout_secs", self.trade_timeout_secs),
             ("discard_timeout_secs", self.discard_timeout_secs),
+            ("stand_in_secs", self.stand_in_secs),
         ] {
             if v > MAX_TIMER_SECS {
                 return Err(RoomOptionsError::TimerTooLong(name));
@@ -124,7 +137,7 @@ impl RoomOptions {
 }
 
 /// One seat of a room.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SeatInfo {
     /// The seat index, which is also turn order.
     pub seat: Seat,
@@ -132,10 +145,14 @@ pub struct SeatInfo {
     pub occupant: Option<Occupant>,
     /// Whether a client (or bot) is connected now.
     pub connected: bool,
+    /// Whether a built-in bot plays the seat for its absent person now (left out
+    /// when not).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stand_in: bool,
 }
 
 /// Who sits on a seat.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Occupant {
     /// Display name.
     pub name: String,
@@ -146,29 +163,59 @@ pub struct Occupant {
 
 /// Kinds of built-in bot, by the names the lobby API and command lines use.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Default,
+    Serialize,
+    Deserialize,
+    JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum BotKind {
-    /// Picks uniformly among its legal actions (no player trades).
+    /// The easy level: plays the medium bot's plans without bank trades or
+    /// development cards, and makes no player offers.
+    Easy,
+    /// The medium level (the lobby's default): plays to win from its own view and
+    /// trades with players by its own evaluation (`catan_bots::HeuristicBot`).
+    /// Rooms and games stored under the earlier name `heuristic` read as this.
     #[default]
+    #[serde(alias = "heuristic")]
+    Medium,
+    /// The hard level: searches over the hidden information its view leaves open
+    /// (`catan_bots::SearchBot`).
+    Hard,
+    /// Uniform among its legal actions, for tests and load: not a level for players.
     Random,
-    /// Plays to win from its own view (`catan_bots::HeuristicBot`).
-    Heuristic,
 }
 
 impl BotKind {
-    /// Every kind, in a fixed order.
-    pub const ALL: [BotKind; 2] = [BotKind::Random, BotKind::Heuristic];
+    /// Every kind, in a fixed order: the levels, then `random`.
+    pub const ALL: [BotKind; 4] = [
+        BotKind::Easy,
+        BotKind::Medium,
+        BotKind::Hard,
+        BotKind::Random,
+    ];
 
     /// The kind's name, as on the wire and parsed by `from_str`.
     #[must_use]
     pub const fn name(self) -> &'static str {
         match self {
+            BotKind::Easy => "easy",
+            BotKind::Medium => "medium",
+            BotKind::Hard => "hard",
             BotKind::Random => "random",
-            BotKind::Heuristic => "heuristic",
         }
     }
+
+    /// Earlier names still read, with the kind each stands for now.
+    pub const ALIASES: [(&'static str, BotKind); 1] = [("heuristic", BotKind::Medium)];
 }
 
 impl fmt::Display for BotKind {
@@ -199,9 +246,16 @@ impl FromStr for BotKind {
     type Err = UnknownBotKind;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let name = s.trim();
         BotKind::ALL
             .into_iter()
-            .find(|k| k.name() == s.trim())
+            .find(|k| k.name() == name)
+            .or_else(|| {
+                BotKind::ALIASES
+                    .iter()
+                    .find(|(alias, _)| *alias == name)
+                    .map(|(_, k)| *k)
+            })
             .ok_or_else(|| UnknownBotKind(s.to_owned()))
     }
 }
@@ -220,14 +274,25 @@ mod tests {
     }
 
     #[test]
+    fn the_earlier_name_heuristic_reads_as_medium() {
+        // Rooms and stored games written before the levels name `heuristic`.
+        assert_eq!("heuristic".parse::<BotKind>(), Ok(BotKind::Medium));
+        let k: BotKind = serde_json::from_str(r#""heuristic""#).unwrap();
+        assert_eq!(k, BotKind::Medium);
+        assert_eq!(serde_json::to_value(k).unwrap(), "medium");
+        assert_eq!(BotKind::default(), BotKind::Medium);
+    }
+
+    #[test]
     fn room_options_are_one_flat_object() {
         let json = serde_json::to_value(RoomOptions::default()).unwrap();
         assert_eq!(
             json,
             serde_json::json!({
-                "players": 4, "vp_target": 10, "map": "random",
+                "players": 4, "vp_target": 10, "map": "random", "turn_limit": 1000,
                 "turn_timer_secs": 0, "trade_timeout_secs": 60,
-                "discard_timeout_secs": 60, "listed": true, "spectators": true
+                "discard_timeout_secs": 60, "listed": true, "spectators": true,
+                "stand_in_secs": 60, "stand_in_level": "medium"
             })
         );
     }
@@ -238,6 +303,27 @@ mod tests {
         assert_eq!(old.game.players, 3);
         assert!(!old.listed);
         assert_eq!(old.trade_timeout_secs, DEFAULT_TRADE_TIMEOUT_SECS);
+        // R-10.5: the turn limit came later.
+        assert_eq!(old.game.turn_limit, catan_engine::DEFAULT_TURN_LIMIT);
+        // Stand-ins came later still.
+        assert_eq!(old.stand_in_secs, DEFAULT_STAND_IN_SECS);
+        assert_eq!(old.stand_in_level, BotKind::Medium);
+    }
+
+    #[test]
+    fn a_seat_without_a_stand_in_leaves_the_field_out() {
+        let mut seat = SeatInfo {
+            seat: Seat(2),
+            occupant: None,
+            connected: false,
+            stand_in: false,
+        };
+        let json = serde_json::to_value(&seat).unwrap();
+        assert_eq!(json.get("stand_in"), None);
+        let back: SeatInfo = serde_json::from_value(json).unwrap();
+        assert_eq!(back, seat);
+        seat.stand_in = true;
+        assert_eq!(serde_json::to_value(&seat).unwrap()["stand_in"], true);
     }
 
     #[test]
@@ -249,6 +335,14 @@ mod tests {
         assert_eq!(
             o.validate(),
             Err(RoomOptionsError::TimerTooLong("turn_timer_secs"))
+        );
+        let o = RoomOptions {
+            stand_in_secs: MAX_TIMER_SECS + 1,
+            ..RoomOptions::default()
+        };
+        assert_eq!(
+            o.validate(),
+            Err(RoomOptionsError::TimerTooLong("stand_in_secs"))
         );
     }
 }

@@ -3,7 +3,7 @@
 //! internal details never reach the client.
 
 use axum::Json;
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 pub use catan_protocol::LobbyError;
@@ -22,6 +22,12 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status =
             StatusCode::from_u16(self.0.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        (status, Json(self.0.body())).into_response()
+        let mut response = (status, Json(self.0.body())).into_response();
+        if let LobbyError::RateLimited { retry_after_secs } = self.0 {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
+        }
+        response
     }
 }

@@ -1,9 +1,12 @@
 //! Finished games over HTTP: the list, one record, and the full replay (options, seed,
-//! every action with every event unredacted: the game is over).
+//! the map, seat order and first player re-derived from the seed, the spectator's
+//! view at the start, every action with every event unredacted: the game is over,
+//! and the game's statistics).
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
-use catan_engine::Game;
+use catan_engine::rules::setup_seat;
+use catan_engine::{Game, Tally};
 use catan_protocol::{GameList, GameListQuery, GameSummary, Replay, ReplayStep};
 use uuid::Uuid;
 
@@ -20,7 +23,7 @@ fn summary(r: &GameRecord) -> GameSummary {
         options: r.game.options,
         started_at: r.game.started_at,
         finished_at: r.finished.as_ref().map(|f| f.finished_at),
-        winner: r.finished.as_ref().map(|f| f.winner),
+        winner: r.finished.as_ref().and_then(|f| f.winner),
         players: r.players.iter().map(PlayerRecord::result).collect(),
         seed_commitment: r.game.seed_commitment.clone(),
         seed: done.then(|| r.game.seed.to_string()),
@@ -91,24 +94,43 @@ pub async fn replay(
     let engine_options = rec.game.options.game;
     let mut game = Game::new(engine_options, rec.game.seed)
         .map_err(|e| LobbyError::InvalidOptions(e.to_string()))?;
+    let (map, robber_start, first) = (game.map().clone(), game.robber(), game.first());
+    let start = game.view(None);
+    let mut tally = Tally::default();
+    let seat_order = (0..engine_options.players)
+        .map(|i| setup_seat(first, engine_options.players, i))
+        .collect();
     let mut actions = Vec::with_capacity(log.len());
+    // A log past the turn limit (written before it existed) ends at the limit, as the
+    // restored game did.
     for a in &log {
+        if !crate::store::replayable(&game) {
+            break;
+        }
         let events = game.apply(a.actor(), a.action).map_err(|e| {
             tracing::error!(game = %rec.game.id, seq = a.seq, code = e.code(), "stored log does not replay");
             LobbyError::StoreUnavailable
         })?;
+        tally.record(&events);
         actions.push(ReplayStep {
             seq: a.seq,
             seat: a.seat,
             action: a.action,
             at: a.at,
             events,
+            public_vp: game.seats().map(|s| game.public_vp(s)).collect(),
         });
     }
     Ok(Json(Replay {
         game: summary(&rec),
         engine_options,
+        map,
+        robber_start,
+        first,
+        seat_order,
+        start,
         actions,
         final_scores: game.final_scores(),
+        stats: tally.stats(&game),
     }))
 }

@@ -4,16 +4,22 @@
 //!
 //! # Layout
 //!
-//! - [`config`]: flags and environment variables (clap).
-//! - [`protocol`]: every wire message, one enum per direction (see protocol.md).
+//! - [`config`]: flags and environment variables (clap); [`cli`]: the command line
+//!   the `catan-server` binary runs.
+//! - the wire vocabulary is the `catan-protocol` crate (see protocol.md).
 //! - [`lobby`]: the HTTP API (rooms, seats, bots, start) and the WebSocket upgrade.
 //! - [`ws`]: one connection's loop: limits, parsing, writing its queue.
-//! - [`room`]: rooms as actors; [`room::RoomTask`] owns a game, its timers and its
-//!   connections; [`room::RoomHandle`] is the cloneable way in.
+//! - [`room`]: rooms as actors. Its `state` module is the room's rules of play, a
+//!   synchronous state machine (lobby, playing, finished) unit-tested without a
+//!   runtime; [`room::RoomTask`] drives it (commands, deadlines, store writes, socket
+//!   queues); [`room::RoomHandle`] is the cloneable way in.
 //! - [`registry`]: the rooms by id. [`bot`]: built-in bots, clients like any other.
+//! - [`listen`]: the accept loop (header timeout, socket cap, peer addresses);
+//!   [`limits`]: token buckets and WebSocket counts per client address.
 //! - [`origin`]: CORS and WebSocket origin checks. [`token`]: secrets.
 //! - [`error`]: lobby errors with stable codes.
-//! - [`web`]: the embedded browser client (`/`, `/web/...`) and `GET /api/board`.
+//! - [`web`]: the embedded browser client (`/`, `/web/...`), `GET /api/board` and the
+//!   protocol's JSON Schema, `GET /api/schema.json`.
 //! - [`admin`]: the admin API and `/metrics`, on their own listener, behind a token.
 //! - [`metrics`]: counters, gauges and histograms in the Prometheus text format.
 //! - [`store`]: persistence (SQLite or PostgreSQL); [`history`]: finished games.
@@ -25,9 +31,12 @@
 
 pub mod admin;
 pub mod bot;
+pub mod cli;
 pub mod config;
 pub mod error;
 pub mod history;
+pub mod limits;
+pub mod listen;
 pub mod lobby;
 pub mod metrics;
 pub mod origin;
@@ -52,6 +61,10 @@ use tracing::{info, warn};
 
 pub use config::Config;
 
+/// Most open sockets on the admin listener, apart from the public listener's cap, so
+/// that it answers even when the public listener is full.
+const ADMIN_CONNECTIONS: usize = 64;
+
 /// What every request handler shares.
 #[derive(Clone)]
 pub struct AppState {
@@ -72,17 +85,40 @@ pub struct AppState {
     /// Room tasks, WebSocket connections and background store writes: shutdown
     /// waits for them.
     pub tasks: TaskTracker,
+    /// Costly lobby calls per client address.
+    pub lobby_limiter: Arc<limits::AddressLimiter>,
+    /// WebSocket upgrades per client address.
+    pub websocket_limiter: Arc<limits::AddressLimiter>,
+    /// Open WebSockets, in total and per client address.
+    pub sockets: Arc<limits::SocketCounts>,
 }
 
 impl AppState {
-    /// Fresh state for `config`; every write to `store` is timed for the metrics.
+    /// Fresh state for `config`; every call to `store` is bounded by
+    /// `--store-timeout-ms`, and every write timed for the metrics.
     #[must_use]
     pub fn new(config: Config, store: Arc<dyn store::Store>) -> AppState {
         let (tx, rx) = watch::channel(false);
         let metrics = Arc::new(metrics::Metrics::default());
+        let bounded = Arc::new(store::Bounded::new(store, config.store_timeout()));
         AppState {
-            store: Arc::new(store::Metered::new(store, metrics.clone())),
-            origins: Arc::new(origin::OriginPolicy::new(&config.allowed_origins)),
+            lobby_limiter: Arc::new(limits::AddressLimiter::new(
+                config.lobby_rate_per_min,
+                config.lobby_burst,
+            )),
+            websocket_limiter: Arc::new(limits::AddressLimiter::new(
+                config.websocket_rate_per_min,
+                config.websocket_burst,
+            )),
+            sockets: Arc::new(limits::SocketCounts::new(
+                config.socket_budget().1,
+                config.max_websockets_per_address,
+            )),
+            store: Arc::new(store::Metered::new(bounded, metrics.clone())),
+            origins: Arc::new(origin::OriginPolicy::new(
+                &config.allowed_origins,
+                &config.public_origins,
+            )),
             config: Arc::new(config),
             rooms: Arc::new(registry::Rooms::default()),
             shutdown: rx,
@@ -114,12 +150,13 @@ impl AppState {
 /// The public router: lobby API, WebSocket and health check.
 pub fn app(state: AppState) -> Router {
     let cors = state.origins.cors();
-    Router::new()
+    let router = Router::new()
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
         .route("/", get(web::index))
         .route("/web/{file}", get(web::asset))
         .route("/api/board", get(web::board))
+        .route("/api/schema.json", get(web::schema))
         .route("/api/games", get(history::list_games))
         .route("/api/games/{id}", get(history::get_game))
         .route("/api/games/{id}/replay", get(history::replay))
@@ -132,13 +169,15 @@ pub fn app(state: AppState) -> Router {
         .route("/api/rooms/{id}/seats/{seat}", delete(lobby::leave_seat))
         .route("/api/rooms/{id}/bots", post(lobby::add_bot))
         .route("/api/rooms/{id}/start", post(lobby::start))
+        .route("/api/rooms/{id}/rematch", post(lobby::rematch))
         .route("/api/rooms/{id}/ws", get(lobby::websocket))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             check_origin,
         ))
         .layer(cors)
-        .with_state(state)
+        .with_state(state);
+    web::with_security_headers(router)
 }
 
 /// Refuses any request from a browser page whose origin is not allowed (so a
@@ -149,7 +188,8 @@ async fn check_origin(
     next: axum::middleware::Next,
 ) -> axum::response::Response {
     use axum::response::IntoResponse;
-    if state.origins.allows(request.headers()) {
+    let local = request.extensions().get::<listen::LocalAddr>().map(|l| l.0);
+    if state.origins.allows(request.headers(), local) {
         next.run(request).await
     } else {
         error::ApiError(error::LobbyError::OriginNotAllowed).into_response()
@@ -214,7 +254,12 @@ pub async fn run_with(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let store = store::SqlStore::connect(config.database_url.expose_secret())
+    let url = config
+        .database_connect_url()
+        .map_err(std::io::Error::other)?;
+    // Held until the server has stopped: one server per SQLite file.
+    let _single = store::lock_sqlite(url.expose_secret()).map_err(std::io::Error::other)?;
+    let store = store::SqlStore::connect(url.expose_secret())
         .await
         .map_err(std::io::Error::other)?;
     let state = AppState::new(config, Arc::new(store));
@@ -237,10 +282,17 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     restore_rooms(&state).await.map_err(std::io::Error::other)?;
     let mut servers: Vec<JoinHandle<std::io::Result<()>>> = Vec::new();
-    servers.push(spawn_server(listener, app(state.clone()), &state));
+    let public = app(state.clone());
+    let (connections, websockets) = state.config.socket_budget();
+    info!(
+        connections,
+        websockets, "socket caps of the public listener"
+    );
+    servers.push(spawn_server(listener, public, &state, connections));
     match (admin, state.config.admin_token()) {
         (Some(l), Some(token)) => {
-            servers.push(spawn_server(l, admin::router(state.clone(), token), &state));
+            let router = admin::router(state.clone(), token);
+            servers.push(spawn_server(l, router, &state, ADMIN_CONNECTIONS));
         }
         (Some(_), None) => warn!("admin API disabled: no admin token"),
         (None, _) => {}
@@ -274,48 +326,55 @@ pub async fn serve(
     }
 }
 
-/// Serves `router` on `listener` until the server begins to shut down.
+/// Serves `router` on `listener` until the server begins to shut down, with at most
+/// `max_connections` sockets open.
 fn spawn_server(
     listener: TcpListener,
     router: Router,
     state: &AppState,
+    max_connections: usize,
 ) -> JoinHandle<std::io::Result<()>> {
-    let mut stop = state.shutdown.clone();
-    // Game messages are small and latency-bound: send each at once (no Nagle).
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    // `into_make_service` builds the route table once; serving the `Router` itself
-    // would rebuild it for every TCP connection (~6 KiB each, kept while it lives).
-    tokio::spawn(
-        axum::serve(listener, router.into_make_service())
-            .with_graceful_shutdown(async move {
-                let _ = stop.wait_for(|s| *s).await;
-            })
-            .into_future(),
-    )
+    let limits = listen::ListenLimits {
+        max_connections,
+        header_timeout: std::time::Duration::from_secs(state.config.header_timeout_secs),
+    };
+    tokio::spawn(listen::serve(
+        listener,
+        router,
+        limits,
+        state.shutdown.clone(),
+    ))
 }
 
 /// Completes on Ctrl-C or, on Unix, SIGTERM: the signals that start a graceful
-/// shutdown.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// shutdown. On Unix the handlers are installed when this is called (inside a Tokio
+/// runtime), not when the future is first polled, so a signal that comes while the
+/// server is still starting is kept for then instead of killing the process.
+pub fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    {
+        use tokio::signal::unix::{Signal, SignalKind, signal};
+        async fn next(s: &mut Option<Signal>) {
+            match s {
+                Some(s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending::<()>().await,
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
+        let mut interrupt = signal(SignalKind::interrupt()).ok();
+        let mut terminate = signal(SignalKind::terminate()).ok();
+        async move {
+            tokio::select! {
+                () = next(&mut interrupt) => info!("Ctrl-C received"),
+                () = next(&mut terminate) => info!("SIGTERM received"),
+            }
+        }
+    }
     #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => info!("Ctrl-C received"),
-        () = term => info!("SIGTERM received"),
+    async {
+        let _ = tokio::signal::ctrl_c().await;
+        info!("Ctrl-C received");
     }
 }
 

@@ -2,37 +2,49 @@
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{Path, Query, State, WebSocketUpgrade};
+use std::net::IpAddr;
+use std::time::Duration;
+
+use axum::extract::{FromRequestParts, Path, Query, State, WebSocketUpgrade};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use catan_engine::Seat;
-use serde::de::DeserializeOwned;
 use tracing::{Instrument, info_span};
 use uuid::Uuid;
 
 use crate::AppState;
 use crate::error::{ApiError, LobbyError};
+use crate::listen::{PeerAddr, client_ip};
 use crate::token;
 use crate::ws::{self, ConnLimits};
 use catan_protocol::{
     AddBotRequest, CreateRoomRequest, CreateRoomResponse, RoomList, RoomListQuery, TakeSeatRequest,
-    WsQuery,
+    WsQuery, parse_body,
 };
 
 /// Largest WebSocket frame the transport accepts at all; bigger ones end the
 /// connection. Messages between `max_message_bytes` and this get `message_too_large`.
 const TRANSPORT_MAX_MESSAGE: usize = 64 * 1024;
 
-/// Parses a JSON body; an empty body means "all defaults" where `T: Default`-like
-/// defaults come from serde.
-fn parse_body<T: DeserializeOwned>(body: &Bytes) -> Result<T, LobbyError> {
-    let body: &[u8] = if body.iter().all(u8::is_ascii_whitespace) {
-        b"{}"
+/// Refuses a lobby call that reaches the server once it has begun to shut down (a
+/// request whose head arrived before, and is let finish): `shutting_down`.
+fn not_shutting_down(state: &AppState) -> Result<(), LobbyError> {
+    if *state.shutdown.borrow() {
+        Err(LobbyError::ShuttingDown)
     } else {
-        body
-    };
-    serde_json::from_slice(body)
-        .map_err(|e| LobbyError::BadRequest(format!("invalid JSON body: {e}")))
+        Ok(())
+    }
+}
+
+/// A room that ended under a call because the server is shutting down (rooms end
+/// then) is reported as the shutdown, not as an unknown room.
+fn during_shutdown(state: &AppState, e: LobbyError) -> LobbyError {
+    if e == LobbyError::RoomNotFound && *state.shutdown.borrow() {
+        LobbyError::ShuttingDown
+    } else {
+        e
+    }
 }
 
 fn parse_room_id(id: &str) -> Result<Uuid, LobbyError> {
@@ -48,10 +60,50 @@ pub(crate) fn bearer(headers: &HeaderMap) -> Option<String> {
         .map(|t| t.trim().to_owned())
 }
 
+/// The address a request counts against for the per-address limits (see
+/// [`crate::listen::client_ip`]).
+pub struct ClientIp(pub IpAddr);
+
+impl FromRequestParts<AppState> for ClientIp {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<ClientIp, Self::Rejection> {
+        let peer = parts.extensions.get::<PeerAddr>().copied();
+        let header = state.config.client_address_header.as_deref();
+        Ok(ClientIp(client_ip(header, &parts.headers, peer)))
+    }
+}
+
+/// Counts a costly lobby call (creating a room, taking a seat, adding a bot) against
+/// its client address: `rate_limited` beyond the configured rate.
+fn costly(state: &AppState, ip: &ClientIp) -> Result<(), LobbyError> {
+    state.lobby_limiter.check(ip.0)
+}
+
 /// `POST /api/rooms`
-pub async fn create_room(State(state): State<AppState>, body: Bytes) -> Result<Response, ApiError> {
-    let req: CreateRoomRequest = parse_body(&body)?;
-    let options = req.resolve(&state.config.room_defaults());
+pub async fn create_room(
+    State(state): State<AppState>,
+    ip: ClientIp,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    create_room_in(&state, &ip, &body)
+        .await
+        .map_err(|e| during_shutdown(&state, e).into())
+}
+
+async fn create_room_in(
+    state: &AppState,
+    ip: &ClientIp,
+    body: &Bytes,
+) -> Result<Response, LobbyError> {
+    not_shutting_down(state)?;
+    costly(state, ip)?;
+    let defaults = state.config.room_defaults();
+    let req = CreateRoomRequest::parse(body, &defaults)?;
+    let options = req.resolve(&defaults);
     options
         .validate()
         .map_err(|e| LobbyError::InvalidOptions(e.to_string()))?;
@@ -88,19 +140,29 @@ pub async fn get_room(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let room = state.rooms.get(parse_room_id(&id)?)?;
-    Ok(Json(room.info().await?).into_response())
+    let info = async {
+        let room = state.rooms.get(parse_room_id(&id)?)?;
+        room.info().await
+    };
+    let info = info.await.map_err(|e| during_shutdown(&state, e))?;
+    Ok(Json(info).into_response())
 }
 
 /// `POST /api/rooms/{id}/seats`
 pub async fn take_seat(
     State(state): State<AppState>,
+    ip: ClientIp,
     Path(id): Path<String>,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let room = state.rooms.get(parse_room_id(&id)?)?;
-    let req: TakeSeatRequest = parse_body(&body)?;
-    let resp = room.take_seat(req.name, req.seat).await?;
+    let resp = async {
+        not_shutting_down(&state)?;
+        costly(&state, &ip)?;
+        let room = state.rooms.get(parse_room_id(&id)?)?;
+        let req: TakeSeatRequest = parse_body(&body)?;
+        room.take_seat(req.name, req.seat).await
+    };
+    let resp = resp.await.map_err(|e| during_shutdown(&state, e))?;
     Ok((StatusCode::CREATED, Json(resp)).into_response())
 }
 
@@ -110,23 +172,33 @@ pub async fn leave_seat(
     Path((id, seat)): Path<(String, u8)>,
     headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
-    let room = state.rooms.get(parse_room_id(&id)?)?;
-    let token = bearer(&headers).ok_or(LobbyError::InvalidToken)?;
-    room.leave_seat(Seat(seat), token).await?;
+    let left = async {
+        not_shutting_down(&state)?;
+        let room = state.rooms.get(parse_room_id(&id)?)?;
+        let token = bearer(&headers).ok_or(LobbyError::InvalidToken)?;
+        room.leave_seat(Seat(seat), token).await
+    };
+    left.await.map_err(|e| during_shutdown(&state, e))?;
     Ok(StatusCode::NO_CONTENT)
 }
 
 /// `POST /api/rooms/{id}/bots` with the host token as bearer.
 pub async fn add_bot(
     State(state): State<AppState>,
+    ip: ClientIp,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let room = state.rooms.get(parse_room_id(&id)?)?;
-    let token = bearer(&headers).ok_or(LobbyError::NotHost)?;
-    let req: AddBotRequest = parse_body(&body)?;
-    let resp = room.add_bot(token, req).await?;
+    let resp = async {
+        not_shutting_down(&state)?;
+        costly(&state, &ip)?;
+        let room = state.rooms.get(parse_room_id(&id)?)?;
+        let token = bearer(&headers).ok_or(LobbyError::NotHost)?;
+        let req: AddBotRequest = parse_body(&body)?;
+        room.add_bot(token, req).await
+    };
+    let resp = resp.await.map_err(|e| during_shutdown(&state, e))?;
     Ok((StatusCode::CREATED, Json(resp)).into_response())
 }
 
@@ -136,32 +208,82 @@ pub async fn start(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let room = state.rooms.get(parse_room_id(&id)?)?;
-    let token = bearer(&headers).ok_or(LobbyError::NotHost)?;
-    Ok(Json(room.start(token).await?).into_response())
+    let info = async {
+        not_shutting_down(&state)?;
+        let room = state.rooms.get(parse_room_id(&id)?)?;
+        let token = bearer(&headers).ok_or(LobbyError::NotHost)?;
+        room.start(token).await
+    };
+    let info = info.await.map_err(|e| during_shutdown(&state, e))?;
+    Ok(Json(info).into_response())
 }
 
-/// `GET /api/rooms/{id}/ws?token=...&last_seq=...`: the WebSocket.
+/// `POST /api/rooms/{id}/rematch` with the host's or a seated person's token as
+/// bearer: the room of the next game, with the same options and bots.
+pub async fn rematch(
+    State(state): State<AppState>,
+    ip: ClientIp,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let resp = async {
+        not_shutting_down(&state)?;
+        let room = state.rooms.get(parse_room_id(&id)?)?;
+        let token = bearer(&headers).ok_or(LobbyError::InvalidToken)?;
+        costly(&state, &ip)?;
+        room.rematch(token).await
+    };
+    let resp = resp.await.map_err(|e| during_shutdown(&state, e))?;
+    let status = if resp.host_token.is_some() {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok((status, Json(resp)).into_response())
+}
+
+/// `GET /api/rooms/{id}/ws?token=...&last_seq=...&protocol=...`: the WebSocket.
 pub async fn websocket(
     State(state): State<AppState>,
+    ip: ClientIp,
     Path(id): Path<String>,
     Query(q): Query<WsQuery>,
-    headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
-    if !state.origins.allows(&headers) {
-        return Err(LobbyError::OriginNotAllowed.into());
+    not_shutting_down(&state)?;
+    // A client reconnecting without pause is refused here, before it costs a
+    // room a snapshot.
+    state.websocket_limiter.check(ip.0)?;
+    // Counted from here until the socket closes (a refused version included).
+    let slot = state.sockets.open(ip.0)?;
+    if let Some(asked) = q.protocol.filter(|_| !q.protocol_supported()) {
+        // Told over the socket, which a browser can read (an HTTP refusal of the
+        // upgrade it cannot): `closing`, then 4012. The room is not involved.
+        let tasks = state.tasks.clone();
+        return Ok(upgrade
+            .max_message_size(TRANSPORT_MAX_MESSAGE)
+            .max_frame_size(TRANSPORT_MAX_MESSAGE)
+            .on_upgrade(move |socket| {
+                tasks.track_future(async move {
+                    let _slot = slot;
+                    ws::refuse_version(socket, asked).await;
+                })
+            }));
     }
-    if *state.shutdown.borrow() {
-        return Err(LobbyError::ShuttingDown.into());
-    }
-    let room = state.rooms.get(parse_room_id(&id)?)?;
-    let conn = room
-        .connect(q.token.filter(|t| !t.is_empty()), q.last_seq)
-        .await?;
+    let connected = async {
+        let room = state.rooms.get(parse_room_id(&id)?)?;
+        let conn = room
+            .connect(q.token.filter(|t| !t.is_empty()), q.last_seq)
+            .await?;
+        Ok((room, conn))
+    };
+    let (room, conn) = connected.await.map_err(|e| during_shutdown(&state, e))?;
     let limits = ConnLimits {
         max_message_bytes: state.config.max_message_bytes,
         rate_per_sec: state.config.rate_limit_per_sec,
+        ping_every: Duration::from_secs(state.config.ws_ping_secs.max(1)),
+        silent_for: Duration::from_secs(state.config.ws_timeout_secs.max(1)),
+        chat_per_min: state.config.chat_per_min,
     };
     let span =
         info_span!("conn", room = %room.id, seat = conn.seat.map(|s| i16::from(s.0)).unwrap_or(-1));
@@ -176,7 +298,7 @@ pub async fn websocket(
         .on_upgrade(move |socket| {
             tasks.track_future(
                 async move {
-                    let _counted = counted;
+                    let _counted = (counted, slot);
                     ws::serve(socket, room, conn, limits, shutdown).await;
                 }
                 .instrument(span),

@@ -91,7 +91,7 @@ pub struct Metrics {
     actions_applied: Counter,
     /// `rejected` answers sent, by code.
     rejected: Family<[(&'static str, &'static str); 1], Counter>,
-    /// Games that reached a winner.
+    /// Games that ended: won, or at the turn limit.
     games_finished: Counter,
     /// Seconds since start, set from `started` at each rendering.
     uptime: Gauge,
@@ -146,7 +146,7 @@ impl Default for Metrics {
         );
         r.register(
             "catan_games_finished",
-            "Games that reached a winner",
+            "Games that ended, won or at the turn limit",
             m.games_finished.clone(),
         );
         r.register(
@@ -214,12 +214,12 @@ impl Metrics {
         self.rejected.get_or_create(&[("code", code)]).inc();
     }
 
-    /// One more game won.
+    /// One more game ended (won, or at the turn limit).
     pub fn game_finished(&self) {
         self.games_finished.inc();
     }
 
-    /// Games won so far.
+    /// Games ended so far.
     #[must_use]
     pub fn games_finished(&self) -> u64 {
         self.games_finished.get()
@@ -359,7 +359,7 @@ catan_store_write_seconds_bucket{le="2.5"} 1
 catan_store_write_seconds_bucket{le="+Inf"} 1
 catan_store_write_seconds_sum 0.0012
 catan_store_write_seconds_count 1
-# HELP catan_games_finished_total Games that reached a winner.
+# HELP catan_games_finished_total Games that ended, won or at the turn limit.
 # TYPE catan_games_finished_total counter
 catan_games_finished_total 1
 # HELP catan_uptime_seconds Seconds since the server started.

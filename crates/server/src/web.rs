@@ -7,12 +7,46 @@
 //!
 //! `GET /api/board` answers the fixed topology (tiles, intersections, paths, coast
 //! and harbor paths) as JSON, so clients need not re-derive the geometry.
+//!
+//! `GET /api/schema.json` answers the protocol's JSON Schema, the bundle committed in
+//! `catan-protocol` ([`catan_protocol::schema::SCHEMA_JSON`]), as this server speaks it.
 
+use axum::Router;
 use axum::extract::Path;
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use catan_engine::board::topology;
-use serde_json::{Value, json};
+use catan_protocol::BoardGeometry;
+use serde_json::Value;
+
+/// The Content-Security-Policy of every answer of the public listener: the client's
+/// page loads only its own scripts, style sheets and API (`'self'`, which covers its
+/// WebSocket), runs no inline script, and no page may frame it. Style attributes are
+/// allowed (the client colours seats and cards with them); style elements are not.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; \
+     style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; \
+     form-action 'none'; frame-ancestors 'none'";
+
+/// The security headers every answer of the public listener carries (unless a
+/// handler set its own): CSP, no framing, no MIME sniffing, no referrer.
+pub const SECURITY_HEADERS: [(&str, &str); 4] = [
+    ("content-security-policy", CONTENT_SECURITY_POLICY),
+    ("x-frame-options", "DENY"),
+    ("x-content-type-options", "nosniff"),
+    ("referrer-policy", "no-referrer"),
+];
+
+/// `router` with [`SECURITY_HEADERS`] on every answer.
+pub fn with_security_headers(mut router: Router) -> Router {
+    for (name, value) in SECURITY_HEADERS {
+        router = router.layer(
+            tower_http::set_header::SetResponseHeaderLayer::if_not_present(
+                HeaderName::from_static(name),
+                HeaderValue::from_static(value),
+            ),
+        );
+    }
+    router
+}
 
 /// The embedded client files: name, content type, content.
 const FILES: &[(&str, &str, &str)] = &[
@@ -30,6 +64,61 @@ const FILES: &[(&str, &str, &str)] = &[
         "board.js",
         "text/javascript; charset=utf-8",
         include_str!("../../../web/board.js"),
+    ),
+    (
+        "kit.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/kit.js"),
+    ),
+    (
+        "i18n.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/i18n.js"),
+    ),
+    (
+        "strings-en.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/strings-en.js"),
+    ),
+    (
+        "strings-zh-hans.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/strings-zh-hans.js"),
+    ),
+    (
+        "strings-zh-hant.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/strings-zh-hant.js"),
+    ),
+    (
+        "ui.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/ui.js"),
+    ),
+    (
+        "log.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/log.js"),
+    ),
+    (
+        "game.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/game.js"),
+    ),
+    (
+        "dialogs.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/dialogs.js"),
+    ),
+    (
+        "endgame.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/endgame.js"),
+    ),
+    (
+        "replay.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/replay.js"),
     ),
     (
         "style.css",
@@ -65,50 +154,7 @@ pub async fn asset(Path(name): Path<String>) -> Response {
 /// The board's fixed geometry as JSON (see protocol.md, `GET /api/board`).
 #[must_use]
 pub fn board_json() -> Value {
-    let t = topology();
-    let tiles: Vec<Value> = t
-        .tile_coords
-        .iter()
-        .enumerate()
-        .map(|(id, &(q, r))| {
-            json!({
-                "id": id,
-                "q": q,
-                "r": r,
-                "x": 2 * i16::from(q) + i16::from(r),
-                "y": 3 * i16::from(r),
-                "vertices": t.tile_vertices[id].iter().map(|v| v.0).collect::<Vec<_>>(),
-                "neighbors": t.tile_neighbors[id].iter().map(|n| n.0).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    let vertices: Vec<Value> = t
-        .vertex_coords
-        .iter()
-        .enumerate()
-        .map(|(id, &(x, y))| {
-            json!({
-                "id": id,
-                "x": x,
-                "y": y,
-                "tiles": t.vertex_tiles[id].iter().map(|n| n.0).collect::<Vec<_>>(),
-                "edges": t.vertex_edges[id].iter().map(|e| e.0).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    let edges: Vec<Value> = t
-        .edge_vertices
-        .iter()
-        .enumerate()
-        .map(|(id, [a, b])| json!({"id": id, "a": a.0, "b": b.0}))
-        .collect();
-    json!({
-        "tiles": tiles,
-        "vertices": vertices,
-        "edges": edges,
-        "coast": t.coast.iter().map(|e| e.0).collect::<Vec<_>>(),
-        "harbor_edges": t.harbor_edges.iter().map(|e| e.0).collect::<Vec<_>>(),
-    })
+    serde_json::to_value(BoardGeometry::of_topology()).expect("the geometry serializes")
 }
 
 /// `GET /api/board`: the fixed board topology.
@@ -116,6 +162,18 @@ pub async fn board() -> Response {
     (
         [(header::CACHE_CONTROL, "public, max-age=86400")],
         axum::Json(board_json()),
+    )
+        .into_response()
+}
+
+/// `GET /api/schema.json`: the JSON Schema of every message and body of the protocol.
+pub async fn schema() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        catan_protocol::schema::SCHEMA_JSON,
     )
         .into_response()
 }

@@ -5,11 +5,13 @@
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes};
-use futures_util::{Sink, SinkExt, Stream, StreamExt};
+use futures_util::{FutureExt, Sink, SinkExt, Stream, StreamExt};
+use serde::Deserialize;
 use tokio::time::Instant;
 use tracing::debug;
 
-use crate::room::{Connected, Outbound, RoomHandle};
+use crate::limits::Bucket;
+use crate::room::{ConnShared, Connected, Outbound, RoomHandle};
 use catan_protocol::{ClientMessage, CloseCode, ClosingReason, ErrorCode, ServerMessage};
 
 /// Limits applied to one connection.
@@ -17,77 +19,202 @@ use catan_protocol::{ClientMessage, CloseCode, ClosingReason, ErrorCode, ServerM
 pub struct ConnLimits {
     /// Largest text message accepted, in bytes.
     pub max_message_bytes: usize,
-    /// Average messages per second allowed; the bucket holds twice that.
+    /// Average frames per second allowed; the bucket holds twice that.
     pub rate_per_sec: u32,
+    /// How often the server pings.
+    pub ping_every: Duration,
+    /// How long the client may send nothing at all before it is closed with 4013.
+    pub silent_for: Duration,
+    /// Chat messages a minute on average (bursts of [`CHAT_BURST`], or of two
+    /// seconds' worth when that is more), within the rate.
+    pub chat_per_min: u32,
 }
+
+/// Chat messages a connection may send at once.
+pub const CHAT_BURST: u32 = 5;
 
 /// How many refused-for-rate messages a connection may send before it is closed.
 const MAX_RATE_STRIKES: u32 = 50;
 
-/// A token bucket: `rate` tokens per second, up to `burst`.
-struct Bucket {
-    tokens: f64,
-    burst: f64,
-    rate: f64,
-    last: Instant,
+/// How long each step of a closing handshake may take: the `closing` message, the
+/// close frame, the client's answering close.
+const CLOSE_WRITE: Duration = Duration::from_secs(2);
+
+/// How long the close frame of a connection dropped as too slow may wait to be
+/// written: it comes after everything already in transit (in the socket's buffers),
+/// which the client has to read first. Then the socket is let go all the same.
+pub const TOO_SLOW_CLOSE: Duration = Duration::from_secs(10);
+
+/// How often a write that waits for a client to read checks whether the room has
+/// dropped the connection as too slow meanwhile.
+const SLOW_CHECK: Duration = Duration::from_millis(50);
+
+/// Whether the room has dropped this connection as too slow.
+fn too_slow(shared: &ConnShared) -> bool {
+    shared.close_code() == Some(CloseCode::TooSlow)
 }
 
-impl Bucket {
-    fn new(rate: u32) -> Bucket {
-        let rate = f64::from(rate.max(1));
-        Bucket {
-            tokens: rate * 2.0,
-            burst: rate * 2.0,
-            rate,
-            last: Instant::now(),
-        }
+/// Writes one message. `None` when it was written; else how the connection ends:
+/// `Some(None)` when the socket failed, `Some(Some(4009))` when the room dropped the
+/// connection as too slow while the write waited for the client to read (the write
+/// is abandoned: what it had put in the socket's buffers stays there, ahead of the
+/// close frame).
+async fn send_watched<W>(
+    sink: &mut W,
+    msg: Message,
+    shared: &ConnShared,
+) -> Option<Option<CloseCode>>
+where
+    W: Sink<Message> + Unpin,
+{
+    let failed = |r: Result<(), W::Error>| r.is_err().then_some(None);
+    let mut send = sink.send(msg);
+    // Nearly every write completes at once: those need no timer.
+    if let Some(r) = (&mut send).now_or_never() {
+        return failed(r);
     }
-
-    fn take(&mut self) -> bool {
-        let now = Instant::now();
-        let dt = now.duration_since(self.last).as_secs_f64();
-        self.last = now;
-        self.tokens = (self.tokens + dt * self.rate).min(self.burst);
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
-            true
-        } else {
-            false
+    let mut check = tokio::time::interval_at(Instant::now() + SLOW_CHECK, SLOW_CHECK);
+    loop {
+        tokio::select! {
+            r = &mut send => return failed(r),
+            _ = check.tick() => {
+                if too_slow(shared) {
+                    return Some(Some(CloseCode::TooSlow));
+                }
+            }
         }
     }
 }
 
 fn error_text(code: ErrorCode, message: &str) -> Message {
-    let msg = ServerMessage::error(code, message);
+    to_text(&ServerMessage::error(code, message))
+}
+
+fn to_text(msg: &ServerMessage) -> Message {
     Message::Text(Utf8Bytes::from(
-        serde_json::to_string(&msg).expect("server messages serialize"),
+        serde_json::to_string(msg).expect("server messages serialize"),
     ))
 }
 
-/// Parses one client text frame, or says precisely what is wrong with it.
-///
-/// # Errors
-/// `(code, message)`: `malformed_json`, `unknown_message_type` or `invalid_message`.
-pub fn parse_client_message(text: &str) -> Result<ClientMessage, (ErrorCode, String)> {
-    let value: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| (ErrorCode::MalformedJson, format!("not valid JSON: {e}")))?;
-    let kind = value
-        .get("type")
-        .and_then(serde_json::Value::as_str)
-        .ok_or((
-            ErrorCode::InvalidMessage,
-            "a message needs a string field \"type\"".to_owned(),
-        ))?;
-    if !ClientMessage::TYPES.contains(&kind) {
-        return Err((
-            ErrorCode::UnknownMessageType,
-            format!(
-                "unknown message type {kind:?}; expected one of {}",
-                ClientMessage::TYPES.join(", ")
+/// What the connection does with one frame from the client.
+enum Verdict {
+    /// Hand the message to the room.
+    Forward(ClientMessage),
+    /// Answer this connection only.
+    Reply(Message),
+    /// Nothing (a control frame; a frame over the rate that gets no answer).
+    Ignore,
+    /// End the connection: with this close code, or none when the client left.
+    Close(Option<CloseCode>),
+}
+
+/// The reading side of a connection: its rate limit, strikes and liveness.
+struct Reader {
+    limits: ConnLimits,
+    bucket: Bucket,
+    chat: Bucket,
+    strikes: u32,
+    heard: Instant,
+}
+
+/// Just the `request_id` of a client message, for the answer to one that is dropped.
+#[derive(Deserialize)]
+struct RequestIdOnly {
+    request_id: Option<String>,
+}
+
+impl Reader {
+    fn new(limits: ConnLimits) -> Reader {
+        let rate = f64::from(limits.rate_per_sec.max(1));
+        Reader {
+            limits,
+            bucket: Bucket::new(rate, rate * 2.0),
+            chat: Bucket::new(
+                f64::from(limits.chat_per_min.max(1)) / 60.0,
+                f64::from(CHAT_BURST.max(limits.chat_per_min / 30)),
             ),
-        ));
+            strikes: 0,
+            heard: Instant::now(),
+        }
     }
-    serde_json::from_value(value).map_err(|e| (ErrorCode::InvalidMessage, e.to_string()))
+
+    /// Judges one frame. Every frame counts against the rate limit, control and
+    /// binary frames too; only text frames over the rate are answered
+    /// (`rate_limited`, with their `request_id` when it can be read).
+    fn judge(&mut self, frame: Message) -> Verdict {
+        self.heard = Instant::now();
+        if matches!(frame, Message::Close(_)) {
+            return Verdict::Close(None);
+        }
+        if self.bucket.take().is_err() {
+            return self.strike(&frame, "too many messages; slow down");
+        }
+        let text = match frame {
+            Message::Text(t) => t,
+            Message::Binary(_) => {
+                let m = error_text(ErrorCode::BinaryNotSupported, "send JSON text messages");
+                return Verdict::Reply(m);
+            }
+            // Pings are answered by the library; pongs only show the client is there.
+            _ => return Verdict::Ignore,
+        };
+        if text.len() > self.limits.max_message_bytes {
+            let m = format!(
+                "messages are at most {} bytes",
+                self.limits.max_message_bytes
+            );
+            return Verdict::Reply(error_text(ErrorCode::MessageTooLarge, &m));
+        }
+        match ClientMessage::parse(&text) {
+            Ok(ClientMessage::Chat { .. }) if self.chat.take().is_err() => {
+                let m = format!(
+                    "too many chat messages; at most {} a minute",
+                    self.limits.chat_per_min
+                );
+                self.strike(&Message::Text(text), &m)
+            }
+            Ok(msg) => Verdict::Forward(msg),
+            Err((code, message)) => Verdict::Reply(error_text(code, &message)),
+        }
+    }
+
+    /// A frame over a rate: a strike, and for a text frame a `rate_limited` answer
+    /// (with its `request_id` when it can be read); too many strikes close with 4008.
+    fn strike(&mut self, frame: &Message, message: &str) -> Verdict {
+        self.strikes += 1;
+        if self.strikes > MAX_RATE_STRIKES {
+            return Verdict::Close(Some(CloseCode::RateLimited));
+        }
+        let Message::Text(text) = frame else {
+            return Verdict::Ignore;
+        };
+        let mut msg = ServerMessage::error(ErrorCode::RateLimited, message);
+        if let ServerMessage::Error { request_id, .. } = &mut msg {
+            *request_id = self.request_id_of(text);
+        }
+        Verdict::Reply(to_text(&msg))
+    }
+
+    /// The `request_id` of a text within the size limit, when it has a readable one
+    /// of at most [`catan_protocol::MAX_REQUEST_ID_BYTES`].
+    fn request_id_of(&self, text: &str) -> Option<String> {
+        if text.len() > self.limits.max_message_bytes {
+            return None;
+        }
+        serde_json::from_str::<RequestIdOnly>(text)
+            .ok()?
+            .request_id
+            .filter(|r| r.len() <= catan_protocol::MAX_REQUEST_ID_BYTES)
+    }
+
+    /// On each ping tick: the ping to send, or the close of a silent client.
+    fn on_tick(&self) -> Result<Message, CloseCode> {
+        if self.heard.elapsed() >= self.limits.silent_for {
+            Err(CloseCode::Unresponsive)
+        } else {
+            Ok(Message::Ping(axum::body::Bytes::new()))
+        }
+    }
 }
 
 /// Serves one attached connection until either side closes it.
@@ -101,158 +228,172 @@ pub async fn serve<S>(
     S: Stream<Item = Result<Message, axum::Error>> + Sink<Message> + Unpin,
 {
     let (mut sink, mut stream) = socket.split();
-    let mut bucket = Bucket::new(limits.rate_per_sec);
-    let mut strikes = 0u32;
+    let mut reader = Reader::new(limits);
+    let first = Instant::now() + limits.ping_every;
+    let mut ping = tokio::time::interval_at(first, limits.ping_every);
     let close_code: Option<CloseCode> = loop {
-        tokio::select! {
+        let verdict = tokio::select! {
             () = shutting_down(&mut shutdown) => break Some(CloseCode::GoingAway),
             out = conn.rx.recv() => match out {
-                Some(out) => {
-                    let text = match out {
-                        Outbound::Text(text) => text,
-                        // Rooms send typed messages only to clients in the process.
-                        Outbound::Message(msg) => Utf8Bytes::from(
-                            serde_json::to_string(&*msg).expect("server messages serialize"),
-                        ),
-                    };
-                    if sink.send(Message::Text(text)).await.is_err() {
-                        break None;
-                    }
-                }
+                // Dropped as too slow with messages still queued: they are not sent,
+                // so that the close frame comes right after what is in transit.
+                Some(_) if too_slow(&conn.shared) => break Some(CloseCode::TooSlow),
+                Some(out) => Verdict::Reply(Message::Text(match out {
+                    Outbound::Text(text) => text,
+                    // Rooms send typed messages only to clients in the process.
+                    Outbound::Message(msg) => Utf8Bytes::from(
+                        serde_json::to_string(&*msg).expect("server messages serialize"),
+                    ),
+                })),
                 None => {
                     // A room ends its connections when it closes, and when the server
                     // shuts down: then the close says so.
-                    let code = if *shutdown.borrow() {
+                    break Some(if *shutdown.borrow() {
                         CloseCode::GoingAway
                     } else {
                         conn.shared.close_code().unwrap_or(CloseCode::RoomClosed)
-                    };
-                    break Some(code);
+                    });
                 }
             },
-            incoming = stream.next() => {
-                let text = match incoming {
-                    Some(Ok(Message::Text(t))) => t,
-                    Some(Ok(Message::Binary(_))) => {
-                        if sink.send(error_text(ErrorCode::BinaryNotSupported, "send JSON text messages")).await.is_err() {
-                            break None;
-                        }
-                        continue;
-                    }
-                    Some(Ok(Message::Close(_)) | Err(_)) | None => break None,
-                    Some(Ok(_)) => continue, // ping/pong are answered by the library
-                };
-                if !bucket.take() {
-                    strikes += 1;
-                    if strikes > MAX_RATE_STRIKES {
-                        break Some(CloseCode::RateLimited);
-                    }
-                    if sink.send(error_text(ErrorCode::RateLimited, "too many messages; slow down")).await.is_err() {
-                        break None;
-                    }
-                    continue;
-                }
-                if text.len() > limits.max_message_bytes {
-                    let m = format!("messages are at most {} bytes", limits.max_message_bytes);
-                    if sink.send(error_text(ErrorCode::MessageTooLarge, &m)).await.is_err() {
-                        break None;
-                    }
-                    continue;
-                }
-                match parse_client_message(&text) {
-                    Ok(msg) => {
-                        if !room.client_message(conn.conn, msg).await {
-                            break Some(CloseCode::RoomClosed);
-                        }
-                    }
-                    Err((code, message)) => {
-                        if sink.send(error_text(code, &message)).await.is_err() {
-                            break None;
-                        }
-                    }
+            _ = ping.tick() => match reader.on_tick() {
+                Ok(m) => Verdict::Reply(m),
+                Err(code) => break Some(code),
+            },
+            incoming = stream.next() => match incoming {
+                Some(Ok(frame)) => reader.judge(frame),
+                Some(Err(_)) | None => break None,
+            },
+        };
+        match verdict {
+            Verdict::Forward(msg) => {
+                if !room.client_message(conn.conn, msg).await {
+                    break Some(CloseCode::RoomClosed);
                 }
             }
+            Verdict::Reply(m) => {
+                if let Some(end) = send_watched(&mut sink, m, &conn.shared).await {
+                    break end;
+                }
+            }
+            Verdict::Ignore => {}
+            Verdict::Close(code) => break code,
         }
     };
     if let Some(code) = close_code {
-        debug!(
-            code = code.code(),
-            reason = code.reason(),
-            "closing connection"
-        );
-        if code == CloseCode::GoingAway {
-            // Rooms announce their own closes (admin close, kick) through the queue;
-            // a shutdown is announced here.
-            let msg = ServerMessage::closing(
-                ClosingReason::ShuttingDown,
-                "the server is shutting down; reconnect shortly",
-            );
-            let text = serde_json::to_string(&msg).expect("server messages serialize");
-            let _ = tokio::time::timeout(
-                Duration::from_secs(2),
-                sink.send(Message::Text(Utf8Bytes::from(text))),
-            )
-            .await;
-        }
-        let frame = CloseFrame {
-            code: code.code(),
-            reason: Utf8Bytes::from_static(code.reason()),
-        };
-        let _ = tokio::time::timeout(
-            Duration::from_secs(2),
-            sink.send(Message::Close(Some(frame))),
-        )
-        .await;
-        // Finish the closing handshake: read (and ignore) until the client's close,
-        // so the client sees our close frame rather than a reset connection.
-        let _ = tokio::time::timeout(Duration::from_secs(2), async {
-            while let Some(Ok(m)) = stream.next().await {
-                if matches!(m, Message::Close(_)) {
-                    break;
-                }
-            }
-        })
-        .await;
+        end(&mut sink, &mut stream, &mut conn, code, &mut shutdown).await;
     }
     room.disconnect(conn.conn).await;
+}
+
+/// Ends a connection the server closes with `code`: a shutdown is announced with
+/// `closing` (rooms announce their own closes through the queue), a connection
+/// dropped as too slow gets its close frame after what is in transit.
+async fn end<W, R>(
+    sink: &mut W,
+    stream: &mut R,
+    conn: &mut Connected,
+    code: CloseCode,
+    shutdown: &mut tokio::sync::watch::Receiver<bool>,
+) where
+    W: Sink<Message> + Unpin,
+    R: Stream<Item = Result<Message, axum::Error>> + Unpin,
+{
+    debug!(
+        code = code.code(),
+        reason = code.reason(),
+        "closing connection"
+    );
+    // Rooms announce their own closes (admin close, kick) through the queue;
+    // a shutdown is announced here.
+    let last = (code == CloseCode::GoingAway).then(|| {
+        ServerMessage::closing(
+            ClosingReason::ShuttingDown,
+            "the server is shutting down; reconnect shortly",
+        )
+    });
+    if code == CloseCode::TooSlow {
+        // What the room queued after the drop is never sent; the close frame
+        // follows what is in transit, for as long as the client takes to read
+        // that (up to TOO_SLOW_CLOSE), unless the server shuts down meanwhile.
+        conn.rx.close();
+        while conn.rx.try_recv().is_ok() {}
+        tokio::select! {
+            () = close(sink, stream, code, None, TOO_SLOW_CLOSE) => {}
+            () = shutting_down(shutdown) => {}
+        }
+    } else {
+        close(sink, stream, code, last.as_ref(), CLOSE_WRITE).await;
+    }
+}
+
+/// Serves a connection that asked for a protocol version the server does not speak:
+/// a `closing` message that names the versions it speaks, then close code 4012. The
+/// connection never reaches a room.
+pub async fn refuse_version<S>(socket: S, asked: u32)
+where
+    S: Stream<Item = Result<Message, axum::Error>> + Sink<Message> + Unpin,
+{
+    let (mut sink, mut stream) = socket.split();
+    let speaks: Vec<String> = catan_protocol::SUPPORTED_PROTOCOL_VERSIONS
+        .iter()
+        .map(u32::to_string)
+        .collect();
+    let msg = ServerMessage::closing(
+        ClosingReason::UnsupportedVersion,
+        format!(
+            "this server speaks protocol version {}, not {asked}",
+            speaks.join(", ")
+        ),
+    );
+    debug!(asked, "refusing an unsupported protocol version");
+    close(
+        &mut sink,
+        &mut stream,
+        CloseCode::UnsupportedVersion,
+        Some(&msg),
+        CLOSE_WRITE,
+    )
+    .await;
+}
+
+/// Closes a connection: `last` (a `closing` message) if given, the close frame with
+/// `code` (its write bounded by `write_timeout`), then the rest of the closing
+/// handshake, each step bounded in time.
+async fn close<W, R>(
+    sink: &mut W,
+    stream: &mut R,
+    code: CloseCode,
+    last: Option<&ServerMessage>,
+    write_timeout: Duration,
+) where
+    W: Sink<Message> + Unpin,
+    R: Stream<Item = Result<Message, axum::Error>> + Unpin,
+{
+    if let Some(msg) = last {
+        let text = serde_json::to_string(msg).expect("server messages serialize");
+        let _ = tokio::time::timeout(CLOSE_WRITE, sink.send(Message::Text(Utf8Bytes::from(text))))
+            .await;
+    }
+    let frame = CloseFrame {
+        code: code.code(),
+        reason: Utf8Bytes::from_static(code.reason()),
+    };
+    let _ = tokio::time::timeout(write_timeout, sink.send(Message::Close(Some(frame)))).await;
+    // Finish the closing handshake: read (and ignore) until the client's close,
+    // so the client sees our close frame rather than a reset connection.
+    let _ = tokio::time::timeout(CLOSE_WRITE, async {
+        while let Some(Ok(m)) = stream.next().await {
+            if matches!(m, Message::Close(_)) {
+                break;
+            }
+        }
+    })
+    .await;
 }
 
 /// Completes when the server begins to shut down (or the signal is gone).
 async fn shutting_down(rx: &mut tokio::sync::watch::Receiver<bool>) {
     if rx.wait_for(|s| *s).await.is_err() {
         std::future::pending::<()>().await;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn malformed_json_unknown_types_and_missing_fields_get_distinct_codes() {
-        assert_eq!(
-            parse_client_message("{nope").unwrap_err().0,
-            ErrorCode::MalformedJson
-        );
-        assert_eq!(
-            parse_client_message(r#"{"type":"dance"}"#).unwrap_err().0,
-            ErrorCode::UnknownMessageType
-        );
-        assert_eq!(
-            parse_client_message(r#"{"type":"action","request_id":"1"}"#)
-                .unwrap_err()
-                .0,
-            ErrorCode::InvalidMessage
-        );
-        assert_eq!(
-            parse_client_message(r#"[1,2]"#).unwrap_err().0,
-            ErrorCode::InvalidMessage
-        );
-        assert!(
-            parse_client_message(
-                r#"{"type":"action","request_id":"1","action":{"type":"roll_dice"}}"#
-            )
-            .is_ok()
-        );
     }
 }

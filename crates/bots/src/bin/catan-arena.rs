@@ -2,22 +2,34 @@
 //! share of the wins.
 //!
 //! ```text
-//! catan-arena --games 1000 --bots heuristic,random,random,random --seed 1
-//! catan-arena --games 1000 --bots heuristic,heuristic,heuristic,heuristic --json
+//! catan-arena --games 2000 --bots medium,easy,easy,easy --seed 1
+//! catan-arena --games 200 --bots hard,medium,medium,medium --hard-ms 20 --json
 //! ```
+//!
+//! Each kind's win share is printed with its 95% confidence interval (normal
+//! approximation of the binomial over the finished games), and the time its
+//! decisions took (every `choose`: median, 99th percentile and longest, wall clock,
+//! so on a loaded machine a preempted decision shows in the maximum). The hard level
+//! thinks `--hard-ms` per decision (default 200) and at most `--hard-iterations`
+//! (and `--hard-setup-playouts` whole games per setup settlement, half as many per
+//! setup road); `--hard-ms 0` leaves only those caps, so a run is reproducible.
 //!
 //! `--bots` names one strategy per seat; the lineup rotates one seat per game, so
 //! each entry sits in every seat equally often. Game `i` uses the game seed
 //! `seed * 1_000_003 + i`, so a run gives the same games whatever `--threads` is.
 //! Every bot decides from `game.view(Some(seat))` and `game.legal_actions(seat)`; a
 //! choice the engine refuses is counted as an error and makes the exit status 1.
+//! Every game ends (R-10.5): a game whose last allowed turn (`--turn-limit`, default
+//! 1000) ends without a winner is finished with no winner, reported as such.
 
 use std::process::ExitCode;
-use std::time::Instant;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
-use catan_bots::BotKind;
 use catan_bots::arena::{self, Tally};
-use catan_engine::{GameOptions, MapKind};
+use catan_bots::{BotKind, Budget, SearchBot, Strategy};
+use catan_engine::{Action, DEFAULT_TURN_LIMIT, GameOptions, GameView, MapKind};
+use rand::RngCore;
 
 /// Command-line options.
 #[derive(Debug)]
@@ -30,31 +42,33 @@ struct Args {
     seed: u64,
     /// Victory points to win.
     vp_target: u8,
+    /// Turns after which a game ends with no winner (R-10.5).
+    turn_limit: u16,
     /// Fixed beginner map instead of random maps.
     beginner: bool,
     /// Worker threads.
     threads: u64,
     /// One JSON object on stdout instead of text.
     json: bool,
+    /// The hard level's budget per decision.
+    hard: Budget,
 }
 
 const USAGE: &str = "usage: catan-arena [--games N] [--bots K,K,K[,K]] [--seed S] \
-[--vp-target T] [--beginner] [--threads N] [--json]\n  bot kinds: random, heuristic";
+[--vp-target T] [--turn-limit N] [--beginner] [--threads N] [--json] [--hard-ms MS] \
+[--hard-iterations N] [--hard-setup-playouts N]\n  bot kinds: easy, medium, hard (levels), random (baseline)";
 
 fn parse_args() -> Result<Args, String> {
     let mut args = Args {
         games: 1000,
-        lineup: vec![
-            BotKind::Heuristic,
-            BotKind::Random,
-            BotKind::Random,
-            BotKind::Random,
-        ],
+        lineup: vec![BotKind::Medium, BotKind::Easy, BotKind::Easy, BotKind::Easy],
         seed: 1,
         vp_target: 10,
+        turn_limit: DEFAULT_TURN_LIMIT,
         beginner: false,
         threads: 1,
         json: false,
+        hard: Budget::default(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -64,12 +78,19 @@ fn parse_args() -> Result<Args, String> {
             "--seed" => args.seed = number(&value()?)?,
             "--threads" => args.threads = number::<u64>(&value()?)?.max(1),
             "--vp-target" => args.vp_target = number(&value()?)?,
+            "--turn-limit" => args.turn_limit = number(&value()?)?,
             "--bots" => {
                 args.lineup = value()?
                     .split(',')
                     .map(|k| k.parse::<BotKind>().map_err(|e| e.to_string()))
                     .collect::<Result<_, _>>()?;
             }
+            "--hard-ms" => {
+                let ms: u64 = number(&value()?)?;
+                args.hard.time = (ms > 0).then(|| Duration::from_millis(ms));
+            }
+            "--hard-iterations" => args.hard.iterations = number(&value()?)?,
+            "--hard-setup-playouts" => args.hard.setup_playouts = number(&value()?)?,
             "--beginner" => args.beginner = true,
             "--json" => args.json = true,
             "-h" | "--help" => return Err(String::new()),
@@ -83,22 +104,87 @@ fn number<T: std::str::FromStr>(s: &str) -> Result<T, String> {
     s.parse().map_err(|_| format!("not a number: {s}"))
 }
 
-/// Splits the games into `threads` contiguous ranges played in parallel.
-fn run(args: &Args, options: GameOptions) -> Tally {
+/// Decision times in nanoseconds, one list per bot kind (in [`BotKind::ALL`] order).
+type Times = Vec<Vec<u64>>;
+
+/// A strategy whose every decision is timed into a shared list of its kind.
+struct Timed {
+    /// The strategy timed.
+    inner: Box<dyn Strategy + Send>,
+    /// Where its decision times go.
+    times: Arc<Mutex<Vec<u64>>>,
+}
+
+impl Strategy for Timed {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+
+    fn choose(&mut self, view: &GameView, legal: &[Action], rng: &mut dyn RngCore) -> Action {
+        let start = Instant::now();
+        let a = self.inner.choose(view, legal, rng);
+        let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.times.lock().expect("times lock").push(ns);
+        a
+    }
+}
+
+/// Splits the games into `threads` contiguous ranges played in parallel; returns
+/// the totals and every decision's time by kind.
+fn run(args: &Args, options: GameOptions) -> (Tally, Times) {
     let per = args.games.div_ceil(args.threads);
     let mut total = Tally::default();
+    let mut times: Times = vec![Vec::new(); BotKind::ALL.len()];
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..args.threads)
             .map(|t| {
                 let range = (t * per).min(args.games)..((t + 1) * per).min(args.games);
-                s.spawn(move || arena::run(&args.lineup, options, args.seed, range))
+                s.spawn(move || {
+                    let lists: Vec<Arc<Mutex<Vec<u64>>>> =
+                        BotKind::ALL.iter().map(|_| Arc::default()).collect();
+                    let make = |k: BotKind| -> Box<dyn Strategy + Send> {
+                        let inner: Box<dyn Strategy + Send> = match k {
+                            BotKind::Hard => Box::new(SearchBot::new(args.hard)),
+                            k => catan_bots::strategy(k),
+                        };
+                        let times = Arc::clone(&lists[kind_index(k)]);
+                        Box::new(Timed { inner, times })
+                    };
+                    let tally = arena::run_with(&args.lineup, options, args.seed, range, &make);
+                    let lists: Times = lists
+                        .iter()
+                        .map(|l| std::mem::take(&mut *l.lock().expect("times lock")))
+                        .collect();
+                    (tally, lists)
+                })
             })
             .collect();
         for h in handles {
-            total.merge(h.join().expect("a worker panicked"));
+            let (tally, lists) = h.join().expect("a worker panicked");
+            total.merge(tally);
+            for (all, l) in times.iter_mut().zip(lists) {
+                all.extend(l);
+            }
         }
     });
-    total
+    for t in &mut times {
+        t.sort_unstable();
+    }
+    (total, times)
+}
+
+/// The position of `k` in [`BotKind::ALL`].
+fn kind_index(k: BotKind) -> usize {
+    BotKind::ALL.iter().position(|&x| x == k).unwrap_or(0)
+}
+
+/// The `q` quantile (0..=1) of sorted `ns`, in milliseconds (nearest rank).
+fn quantile_ms(ns: &[u64], q: f64) -> f64 {
+    if ns.is_empty() {
+        return 0.0;
+    }
+    let rank = ((q * ns.len() as f64).ceil() as usize).clamp(1, ns.len());
+    ns[rank - 1] as f64 / 1e6
 }
 
 fn main() -> ExitCode {
@@ -120,15 +206,16 @@ fn main() -> ExitCode {
         } else {
             MapKind::Random
         },
+        turn_limit: args.turn_limit,
     };
     if let Err(e) = options.validate() {
         eprintln!("catan-arena: {e} (one --bots entry per seat)");
         return ExitCode::from(2);
     }
     let started = Instant::now();
-    let tally = run(&args, options);
+    let (tally, times) = run(&args, options);
     let secs = started.elapsed().as_secs_f64();
-    report(&args, &tally, secs);
+    report(&args, &tally, &times, secs);
     for e in tally.errors.iter().take(10) {
         eprintln!("catan-arena: {e}");
     }
@@ -140,7 +227,7 @@ fn main() -> ExitCode {
 }
 
 /// Prints the summary, as text or one JSON object.
-fn report(args: &Args, tally: &Tally, secs: f64) {
+fn report(args: &Args, tally: &Tally, times: &Times, secs: f64) {
     let mut kinds: Vec<BotKind> = args.lineup.clone();
     kinds.sort();
     kinds.dedup();
@@ -151,10 +238,25 @@ fn report(args: &Args, tally: &Tally, secs: f64) {
             .iter()
             .map(|&k| (k, tally.share(&args.lineup, k)))
             .collect(),
+        decisions: kinds
+            .iter()
+            .map(|&k| {
+                let ns = &times[kind_index(k)];
+                DecisionTimes {
+                    kind: k,
+                    count: ns.len(),
+                    p50: quantile_ms(ns, 0.50),
+                    p99: quantile_ms(ns, 0.99),
+                    max: quantile_ms(ns, 1.0),
+                }
+            })
+            .collect(),
         entries: tally.wins.iter().map(|&w| w as f64 / finished).collect(),
         mean_turns: tally.turns as f64 / finished,
         mean_actions: tally.actions as f64 / tally.games.max(1) as f64,
         games_per_sec: tally.games as f64 / secs.max(1e-9),
+        trades_per_game: tally.trades as f64 / tally.games.max(1) as f64,
+        finished,
     };
     if args.json {
         print_json(args, tally, &summary, secs);
@@ -169,14 +271,48 @@ struct Summary {
     lineup: Vec<&'static str>,
     /// Win share per kind present.
     kinds: Vec<(BotKind, f64)>,
+    /// Decision times per kind present.
+    decisions: Vec<DecisionTimes>,
     /// Win share per lineup entry.
     entries: Vec<f64>,
-    /// Mean normal turns of the finished games.
+    /// Mean normal turns of the finished games (won or not).
     mean_turns: f64,
     /// Mean actions per game.
     mean_actions: f64,
     /// Throughput.
     games_per_sec: f64,
+    /// Player trades completed per game.
+    trades_per_game: f64,
+    /// Finished games, the sample of every share.
+    finished: f64,
+}
+
+/// How long one kind's decisions took (every `choose`, in milliseconds).
+struct DecisionTimes {
+    /// The kind.
+    kind: BotKind,
+    /// Decisions timed.
+    count: usize,
+    /// Median.
+    p50: f64,
+    /// 99th percentile.
+    p99: f64,
+    /// Longest.
+    max: f64,
+}
+
+/// `ms` milliseconds for a reader: in microseconds below a tenth of a millisecond.
+fn duration(ms: f64) -> String {
+    if ms < 0.1 {
+        format!("{:.1} us", ms * 1000.0)
+    } else {
+        format!("{ms:.1} ms")
+    }
+}
+
+/// Half the width of the 95% confidence interval of a share `p` of `n` games.
+fn ci95(p: f64, n: f64) -> f64 {
+    1.96 * (p * (1.0 - p) / n.max(1.0)).sqrt()
 }
 
 fn print_json(args: &Args, tally: &Tally, s: &Summary, secs: f64) {
@@ -185,21 +321,43 @@ fn print_json(args: &Args, tally: &Tally, s: &Summary, secs: f64) {
         .iter()
         .map(|(k, share)| format!("\"{k}\":{share:.4}"))
         .collect();
+    let cis: Vec<String> = s
+        .kinds
+        .iter()
+        .map(|(k, share)| format!("\"{k}\":{:.4}", ci95(*share, s.finished)))
+        .collect();
     let entries: Vec<String> = s.entries.iter().map(|e| format!("{e:.4}")).collect();
+    let decisions: Vec<String> = s
+        .decisions
+        .iter()
+        .map(|d| {
+            format!(
+                "\"{}\":{{\"count\":{},\"p50\":{:.4},\"p99\":{:.4},\"max\":{:.4}}}",
+                d.kind, d.count, d.p50, d.p99, d.max
+            )
+        })
+        .collect();
     println!(
-        "{{\"games\":{},\"finished\":{},\"errors\":{},\"seed\":{},\"vp_target\":{},\
-\"lineup\":[\"{}\"],\"win_share_by_entry\":[{}],\"win_share_by_kind\":{{{}}},\
-\"mean_turns\":{:.2},\"mean_actions\":{:.1},\"elapsed_sec\":{:.3},\"games_per_sec\":{:.1}}}",
+        "{{\"games\":{},\"finished\":{},\"won\":{},\"no_winner\":{},\"errors\":{},\"seed\":{},\
+\"vp_target\":{},\"turn_limit\":{},\"lineup\":[\"{}\"],\"win_share_by_entry\":[{}],\"win_share_by_kind\":{{{}}},\
+\"ci95_by_kind\":{{{}}},\"decision_ms_by_kind\":{{{}}},\"mean_turns\":{:.2},\"mean_actions\":{:.1},\"trades_per_game\":{:.2},\
+\"elapsed_sec\":{:.3},\"games_per_sec\":{:.1}}}",
         tally.games,
         tally.finished(),
+        tally.won(),
+        tally.no_winner,
         tally.errors.len(),
         args.seed,
         args.vp_target,
+        args.turn_limit,
         s.lineup.join("\",\""),
         entries.join(","),
         kinds.join(","),
+        cis.join(","),
+        decisions.join(","),
         s.mean_turns,
         s.mean_actions,
+        s.trades_per_game,
         secs,
         s.games_per_sec
     );
@@ -207,9 +365,13 @@ fn print_json(args: &Args, tally: &Tally, s: &Summary, secs: f64) {
 
 fn print_text(args: &Args, tally: &Tally, s: &Summary, secs: f64) {
     println!(
-        "{} games ({} finished, {} errors), lineup {} rotating, seed {}, {} thread(s), {:.2} s",
+        "{} games ({} finished: {} won, {} without a winner at the turn limit of {}; {} errors), \
+lineup {} rotating, seed {}, {} thread(s), {:.2} s",
         tally.games,
         tally.finished(),
+        tally.won(),
+        tally.no_winner,
+        args.turn_limit,
         tally.errors.len(),
         s.lineup.join(","),
         args.seed,
@@ -217,7 +379,11 @@ fn print_text(args: &Args, tally: &Tally, s: &Summary, secs: f64) {
         secs
     );
     for (k, share) in &s.kinds {
-        println!("win share {k}: {:.1}%", 100.0 * share);
+        println!(
+            "win share {k}: {:.1}% +- {:.1} (95% CI)",
+            100.0 * share,
+            100.0 * ci95(*share, s.finished)
+        );
     }
     let entries: Vec<String> = s
         .entries
@@ -227,8 +393,18 @@ fn print_text(args: &Args, tally: &Tally, s: &Summary, secs: f64) {
         .map(|(i, (e, k))| format!("#{i} {k} {:.1}%", 100.0 * e))
         .collect();
     println!("by entry: {}", entries.join(", "));
+    for d in &s.decisions {
+        println!(
+            "decision time {}: p50 {}, p99 {}, max {} over {} decisions",
+            d.kind,
+            duration(d.p50),
+            duration(d.p99),
+            duration(d.max),
+            d.count
+        );
+    }
     println!(
-        "mean turns/game: {:.1}   mean actions/game: {:.1}   games/s: {:.1}",
-        s.mean_turns, s.mean_actions, s.games_per_sec
+        "mean turns/game: {:.1}   mean actions/game: {:.1}   player trades/game: {:.2}   games/s: {:.1}",
+        s.mean_turns, s.mean_actions, s.trades_per_game, s.games_per_sec
     );
 }

@@ -3,53 +3,90 @@
 //! It re-reads the view at every decision and keeps no memory between them, so it
 //! plays the same behind the server (from `snapshot`s) as in the arena. Each part of
 //! a turn has its own module: `setup` (first placements), `turn` (build, trade, end),
-//! `dev` (development cards), `robber`, `answer` (offers from others) and `roads`
-//! (where a road leads).
+//! `dev` (development cards), `robber`, `answer` (offers from others), `trade`
+//! (player trades by its own evaluation) and `roads` (where a road leads).
+//!
+//! It plays two levels: [`Level::Medium`] is the whole of it, player trades
+//! included; [`Level::Easy`] makes no bank trades, buys and plays no development
+//! cards, makes no offers and counters none (it still answers offers by value).
 
 mod answer;
 mod dev;
 mod roads;
 mod robber;
-mod setup;
+pub(crate) mod setup;
 #[cfg(test)]
 mod tests;
+mod trade;
+#[cfg(test)]
+mod trade_tests;
 mod turn;
 
 use catan_engine::{Action, GameView, Phase, Resources};
 use rand::RngCore;
 
+use self::trade::TradeMemory;
 use crate::board::Board;
 use crate::plan::{self, Goal};
 use crate::{Strategy, is_proposal};
+
+/// How much of the heuristic a [`HeuristicBot`] plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Level {
+    /// No bank trades, no development cards, no offers or counters of its own.
+    Easy,
+    /// Everything, player trades included.
+    #[default]
+    Medium,
+}
 
 /// Plays to win from its own view: setup spots by pips, resource mix and harbors;
 /// cities before settlements before development cards before roads, roads only
 /// toward a good spot or to take Longest Road; maritime trades toward the next
 /// build; the robber on the leader's best tile; development cards when they help;
-/// discards that keep the next build; no player offers of its own, and offers from
-/// others accepted only when they help its next build without helping a leader who
-/// is close to winning.
+/// discards that keep the next build; player offers toward the next build (at most
+/// two a turn, never repeated), and offers from others accepted only when they
+/// clearly help by its evaluation without helping a leader close to winning.
 #[derive(Debug, Clone, Default)]
-pub struct HeuristicBot;
+pub struct HeuristicBot {
+    /// The level played.
+    level: Level,
+    /// Offers made and countered this turn.
+    memory: TradeMemory,
+}
 
 impl HeuristicBot {
-    /// A heuristic bot. It is deterministic: the same view and list give the same
-    /// choice.
+    /// A medium-level bot. It is deterministic: the same views and lists in the
+    /// same order give the same choices.
     #[must_use]
     pub fn new() -> HeuristicBot {
-        HeuristicBot
+        HeuristicBot::at(Level::Medium)
+    }
+
+    /// A bot of `level`.
+    #[must_use]
+    pub fn at(level: Level) -> HeuristicBot {
+        HeuristicBot {
+            level,
+            memory: TradeMemory::default(),
+        }
     }
 }
 
 impl Strategy for HeuristicBot {
     fn name(&self) -> &'static str {
-        "heuristic"
+        match self.level {
+            Level::Easy => "easy",
+            Level::Medium => "medium",
+        }
     }
 
     fn choose(&mut self, view: &GameView, legal: &[Action], _rng: &mut dyn RngCore) -> Action {
         let Some(board) = Board::new(view) else {
             return fallback(legal);
         };
+        self.memory.start(view.turn);
+        let (level, memory) = (self.level, &mut self.memory);
         let me = board.seat();
         let pick = match view.phase {
             Phase::Setup {
@@ -59,22 +96,42 @@ impl Strategy for HeuristicBot {
                 settlement: Some(v),
                 ..
             } => setup::road(&board, v, legal),
+            Phase::PreRoll if level == Level::Easy => Some(Action::RollDice),
             Phase::PreRoll => Some(dev::before_roll(&board, legal)),
             Phase::Discard { .. } => discard(&board, legal),
             Phase::MoveRobber { .. } => robber::choose(&board, legal),
             Phase::RoadBuilding { .. } => roads::best_road(&board, legal, true),
-            Phase::Main if view.current == me => Some(turn::main(&board, legal)),
-            Phase::Main => answer::offers(&board, legal),
+            Phase::Main if view.current == me => Some(turn::main(&board, legal, level, memory)),
+            Phase::Main => answer::offers(&board, legal, level, memory),
             Phase::Over { .. } => None,
         };
-        pick.filter(|a| legal.contains(a) || matches!(a, Action::Discard { .. }))
+        pick.filter(|a| allowed(a, legal))
             .unwrap_or_else(|| fallback(legal))
+    }
+}
+
+/// Whether `a` may be sent for `legal`: one of its actions, or a discard, offer or
+/// counter of the strategy's own terms where `legal` lists that kind (for a counter,
+/// to the same offer).
+fn allowed(a: &Action, legal: &[Action]) -> bool {
+    match *a {
+        Action::Discard { .. } => true,
+        Action::OfferTrade { .. } => legal.iter().any(|l| matches!(l, Action::OfferTrade { .. })),
+        Action::CounterOffer { offer, .. } => legal
+            .iter()
+            .any(|l| matches!(*l, Action::CounterOffer { offer: o, .. } if o == offer)),
+        _ => legal.contains(a),
     }
 }
 
 /// The goals worth pursuing now, best first: a city, a settlement on a reachable
 /// spot, a road that leads to a spot (or takes Longest Road), a development card.
 pub(super) fn goals(b: &Board) -> Vec<Goal> {
+    goals_at(b, Level::Medium)
+}
+
+/// [`goals`] as `level` plays: the easy level buys no development cards.
+pub(super) fn goals_at(b: &Board, level: Level) -> Vec<Goal> {
     let p = b.my_player();
     let mut goals = Vec::with_capacity(4);
     if p.cities_left > 0 && b.my_settlements().next().is_some() {
@@ -91,7 +148,7 @@ pub(super) fn goals(b: &Board) -> Vec<Goal> {
     {
         goals.push(Goal::Road);
     }
-    if b.view.dev_deck > 0 {
+    if b.view.dev_deck > 0 && level == Level::Medium {
         goals.push(Goal::DevCard);
     }
     // Nothing else to build: work toward Longest Road.

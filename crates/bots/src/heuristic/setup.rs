@@ -14,18 +14,29 @@ const STARTING_CARDS: f32 = 0.75;
 
 /// The best setup settlement among the legal ones.
 pub(super) fn settlement(b: &Board, legal: &[Action]) -> Option<Action> {
+    ranked(b, legal)
+        .first()
+        .map(|&vertex| Action::BuildSettlement { vertex })
+}
+
+/// The legal setup settlements, best first by this level's value (ties: the order
+/// of `legal`): the hard level searches the first few of them.
+pub(crate) fn ranked(b: &Board, legal: &[Action]) -> Vec<VertexId> {
     let me = b.seat();
     let prod = b.production(me);
     let second = b.view.buildings.iter().any(|x| x.seat == me);
-    legal
+    let mut spots: Vec<(VertexId, f32)> = legal
         .iter()
         .filter_map(|a| match a {
             Action::BuildSettlement { vertex } => Some(*vertex),
             _ => None,
         })
         .map(|v| (v, value(b, v, &prod, second)))
-        .max_by(|x, y| x.1.total_cmp(&y.1))
-        .map(|(vertex, _)| Action::BuildSettlement { vertex })
+        .collect();
+    // Stable, so among equals the last in `legal` stays last, as `max_by` picked it.
+    spots.reverse();
+    spots.sort_by(|x, y| y.1.total_cmp(&x.1));
+    spots.into_iter().map(|(v, _)| v).collect()
 }
 
 /// How good `v` is as a starting settlement.

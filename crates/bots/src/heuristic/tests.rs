@@ -13,12 +13,12 @@ use super::HeuristicBot;
 use crate::board::{Board, pips};
 use crate::{Strategy, actionable};
 
-fn rng() -> ChaCha8Rng {
+pub(super) fn rng() -> ChaCha8Rng {
     ChaCha8Rng::seed_from_u64(5)
 }
 
 /// A game whose setup the heuristic bot played for every seat, now before the roll.
-fn after_setup(seed: u64) -> Game {
+pub(super) fn after_setup(seed: u64) -> Game {
     let mut game = Game::new(GameOptions::default(), seed).unwrap();
     let mut bot = HeuristicBot::new();
     while matches!(game.phase(), Phase::Setup { .. }) {
@@ -31,7 +31,7 @@ fn after_setup(seed: u64) -> Game {
 }
 
 /// The view of the seat whose turn it is, in the trade-and-build phase, with `hand`.
-fn main_view(game: &Game, hand: Resources) -> GameView {
+pub(super) fn main_view(game: &Game, hand: Resources) -> GameView {
     let mut view = game.view(Some(game.current()));
     view.phase = Phase::Main;
     view.me.as_mut().unwrap().hand = hand;
@@ -177,7 +177,7 @@ fn the_robber_never_blocks_an_own_tile_when_another_move_exists() {
 }
 
 /// A view of seat 1 outside its turn with one open offer from the current seat.
-fn offer_view(
+pub(super) fn offer_view(
     game: &Game,
     hand: Resources,
     give: Resources,

@@ -5,21 +5,29 @@
 use catan_engine::board::topology;
 use catan_engine::{Action, Resource, Resources};
 
-use super::{dev, goals, roads};
+use super::trade::{self, TradeMemory};
+use super::{Level, dev, goals_at, roads};
 use crate::board::Board;
 use crate::plan::{self, Goal};
 
 /// Hands above this lose half on a 7.
 const SAFE_HAND: u32 = 7;
 
-/// The viewer's next action in its own trade-and-build phase.
-pub(super) fn main(b: &Board, legal: &[Action]) -> Action {
-    if !b.view.dev_card_played
+/// The viewer's next action in its own trade-and-build phase: at the medium level
+/// a development card worth playing, then a player-trade step (`trade::own_turn`);
+/// then the best goal within reach, through bank trades at the medium level.
+pub(super) fn main(b: &Board, legal: &[Action], level: Level, memory: &mut TradeMemory) -> Action {
+    let medium = level == Level::Medium;
+    if medium
+        && !b.view.dev_card_played
         && let Some(a) = dev::in_main(b, legal)
     {
         return a;
     }
-    let goals = goals(b);
+    if medium && let Some(a) = trade::own_turn(b, legal, memory) {
+        return a;
+    }
+    let goals = goals_at(b, level);
     let hand = b.hand();
     for (i, &goal) in goals.iter().enumerate() {
         let Some(trades) =
@@ -27,6 +35,9 @@ pub(super) fn main(b: &Board, legal: &[Action]) -> Action {
         else {
             continue;
         };
+        if !medium && !trades.is_empty() {
+            continue;
+        }
         if spoils_better(&hand, &goals[..i], &goal.cost()) {
             continue;
         }
@@ -38,7 +49,8 @@ pub(super) fn main(b: &Board, legal: &[Action]) -> Action {
             return a;
         }
     }
-    if hand.total() > SAFE_HAND
+    if medium
+        && hand.total() > SAFE_HAND
         && let Some(a) = shed(b, &goals, legal)
     {
         return a;

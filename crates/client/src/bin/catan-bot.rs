@@ -28,8 +28,8 @@ struct Args {
     /// play the remaining seat.
     #[arg(long, value_parser = clap::value_parser!(u8).range(3..=4))]
     create: Option<u8>,
-    /// Strategy: `random` (uniform among the legal actions, no player trades) or
-    /// `heuristic` (plays to win).
+    /// Strategy: a level, `easy`, `medium` or `hard` (the search, 200 ms a
+    /// decision), or `random` (uniform among the legal actions, no player trades).
     #[arg(long, default_value = "random")]
     strategy: BotKind,
     /// Seed of the strategy's randomness.
@@ -71,9 +71,12 @@ async fn run(args: Args) -> Result<(), ClientError> {
     let mut strategy = catan_bots::strategy(args.strategy);
     let outcome = client.play_to_end(strategy.as_mut(), args.seed).await?;
     let seat = outcome.seat.map_or("-".to_owned(), |s| s.0.to_string());
+    let winner = outcome.winner.map_or_else(
+        || "no winner (turn limit reached)".to_owned(),
+        |w| format!("winner seat {}", w.0),
+    );
     println!(
-        "game over: winner seat {} | me seat {seat} with {} points | {} actions, {} rejected",
-        outcome.winner.0,
+        "game over: {winner} | me seat {seat} with {} points | {} actions, {} rejected",
         outcome.own_points().unwrap_or(0),
         outcome.actions,
         outcome.rejected

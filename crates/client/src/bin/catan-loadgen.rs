@@ -53,6 +53,16 @@ struct Args {
     /// Print one JSON object as the last line.
     #[arg(long)]
     json: bool,
+    /// Add one misbehaving spectator to each room, by room in turn: flooding chat
+    /// and pings, never reading, sending garbage, or reconnecting without end.
+    /// The report's latency and counts stay those of the well-behaved seats.
+    #[arg(long)]
+    misbehave: bool,
+    /// Connect every client from the system's choice of local address instead of
+    /// one loopback address per room (127.1.x.y, misbehaving spectators 127.2.x.y);
+    /// the server's per-address limits then see all of them as one client.
+    #[arg(long)]
+    one_address: bool,
 }
 
 /// This process's soft limit on open files (`/proc/self/limits`).
@@ -82,12 +92,13 @@ fn main() -> ExitCode {
     // same machine usually has the same limit, for its listener, database and
     // those HTTP connections on its side (1,024 was not always enough for 10,000
     // idle rooms under a 20,000 limit).
-    let fit = fds.saturating_sub(2048) / 4;
+    let per_room = if args.misbehave { 5 } else { 4 };
+    let fit = fds.saturating_sub(2048) / per_room;
     if !args.idle && args.rooms > fit {
         eprintln!(
             "catan-loadgen: {} rooms need {} sockets but the open-file limit is {fds} (raise it with `ulimit -n`)",
             args.rooms,
-            args.rooms * 4
+            args.rooms * per_room
         );
         return ExitCode::from(2);
     }
@@ -103,6 +114,8 @@ fn main() -> ExitCode {
     config.idle_connect_rooms = args.idle_connect_rooms.unwrap_or(fit).min(fit);
     config.sample_every = Duration::from_secs(args.sample_secs.max(1));
     config.seed = args.seed;
+    config.misbehave = args.misbehave;
+    config.spread_addresses = !args.one_address;
     if let Err(e) = config.check() {
         eprintln!("catan-loadgen: {e}");
         return ExitCode::from(2);
@@ -139,6 +152,16 @@ fn main() -> ExitCode {
     );
     for e in &report.error_samples {
         println!("  error: {e}");
+    }
+    println!("stalled rooms {}", report.stalled_rooms);
+    if args.misbehave {
+        println!(
+            "misbehaving clients: {} connections ({} refused), {} frames sent, closed by code {:?}",
+            report.misbehaving_connections,
+            report.misbehaving_refused,
+            report.misbehaving_sent,
+            report.misbehaving_closes
+        );
     }
     println!(
         "server RSS {} KiB ({} KiB/connection, {} KiB/room, slope {} KiB/min) CPU {}% ({} µs/action), loadgen CPU {}%",

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use catan_engine::playout::RandomPlayer;
-use catan_engine::{Game, GameOptions, MAX_SEATS, MapKind, invariants};
+use catan_engine::{DEFAULT_TURN_LIMIT, Game, GameOptions, MAX_SEATS, MapKind, invariants};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -47,6 +47,9 @@ struct Args {
     /// Play on the fixed beginner map instead of random maps.
     #[arg(long)]
     beginner: bool,
+    /// Turns after which a game ends with no winner (R-10.5; 100..=5000).
+    #[arg(long, default_value_t = DEFAULT_TURN_LIMIT)]
+    turn_limit: u16,
     /// Worker threads; the games are split among them.
     #[arg(long, default_value_t = 1)]
     threads: usize,
@@ -65,10 +68,12 @@ struct Tally {
     games: u64,
     /// Actions applied (list + choose + apply).
     actions: u64,
-    /// Normal turns of the finished games.
+    /// Normal turns of the games won.
     turns: u64,
     /// Wins per seat.
     wins: [u64; MAX_SEATS],
+    /// Games the turn limit ended with no winner.
+    no_winner: u64,
     /// Engine errors and invariant violations.
     violations: u64,
     /// The first few violations, described.
@@ -82,6 +87,7 @@ impl Tally {
         self.games += other.games;
         self.actions += other.actions;
         self.turns += other.turns;
+        self.no_winner += other.no_winner;
         for (a, b) in self.wins.iter_mut().zip(other.wins) {
             *a += b;
         }
@@ -157,10 +163,10 @@ fn worker(
         let mut player = RandomPlayer::new(seed ^ 0x9E37_79B9_7F4A_7C15);
         tally.games += 1;
         let mut actions = 0;
-        while game.winner().is_none() {
+        while !game.is_over() {
             if actions >= MAX_ACTIONS {
                 tally.violation(format!(
-                    "game {i} (seed {seed}): no winner after {actions} actions"
+                    "game {i} (seed {seed}): not over after {actions} actions"
                 ));
                 break;
             }
@@ -184,6 +190,8 @@ fn worker(
         if let Some(w) = game.winner() {
             tally.turns += u64::from(game.turn());
             tally.wins[w.index()] += 1;
+        } else if game.is_over() {
+            tally.no_winner += 1;
         }
         since_update += 1;
         if since_update == PROGRESS_EVERY {
@@ -233,6 +241,7 @@ fn main() -> ExitCode {
         } else {
             MapKind::Random
         },
+        turn_limit: args.turn_limit,
     };
     if let Err(e) = options.validate() {
         eprintln!("catan-sim: {e}");
@@ -283,6 +292,7 @@ fn main() -> ExitCode {
             "mean_actions": ratio(tally.actions, tally.games),
             "mean_turns": ratio(tally.turns, finished),
             "win_share": win_share,
+            "no_winner": tally.no_winner,
             "violations": tally.violations,
         });
         println!("{summary}");
@@ -324,7 +334,12 @@ fn main() -> ExitCode {
             .enumerate()
             .map(|(s, w)| format!("seat {s} {:.1}%", 100.0 * w))
             .collect();
-        println!("win share: {}", shares.join(", "));
+        println!(
+            "win share: {}   ended without a winner (turn limit {}): {}",
+            shares.join(", "),
+            args.turn_limit,
+            tally.no_winner
+        );
         println!(
             "violations: {}   digest: {:016x}",
             tally.violations, tally.digest

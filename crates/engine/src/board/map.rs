@@ -9,6 +9,7 @@ use crate::resource::Resource;
 
 /// A tile's terrain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Terrain {
     /// Produces lumber.
@@ -42,6 +43,7 @@ impl Terrain {
 
 /// A harbor on a coastal path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Harbor {
     /// The coastal path; both of its intersections use the harbor.
     pub edge: EdgeId,
@@ -51,6 +53,7 @@ pub struct Harbor {
 
 /// Terrain, numbers and harbors of one game. Fixed once the game starts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Map {
     /// Terrain of each tile, by [`TileId`].
     pub terrain: [Terrain; TILE_COUNT],

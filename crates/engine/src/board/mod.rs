@@ -24,16 +24,19 @@ pub const HARBOR_COUNT: usize = 9;
 
 /// A land tile, `0..19`, numbered row by row from the top, left to right.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct TileId(pub u8);
 
 /// An intersection, `0..54`, numbered top to bottom, left to right.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct VertexId(pub u8);
 
 /// A path between two intersections, `0..72`, ordered by its end points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct EdgeId(pub u8);
 

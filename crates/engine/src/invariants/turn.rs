@@ -1,5 +1,5 @@
 //! Invariants of the turn: open offers, the dice, and a phase that agrees
-//! with the pieces, the cards and the dice.
+//! with the pieces, the cards and the dice.
 
 use super::seats;
 use crate::board::{VertexId, topology};
@@ -84,10 +84,30 @@ pub(super) fn check_phase(game: &Game) -> Result<(), PositionError> {
     let target = game.options.vp_target;
     match game.phase {
         Phase::Setup { index, settlement } => return check_setup(game, index, settlement),
-        Phase::Over { winner } => ensure!(
+        Phase::Over {
+            winner: Some(winner),
+        } => ensure!(
             winner == game.current && game.total_vp(winner) >= target,
             PositionError::Winner(winner)
         ),
+        // over with no winner only once the last allowed turn has ended, and
+        // not with the current player at the target (that is a win, R-10.4).
+        Phase::Over { winner: None } => {
+            ensure!(
+                game.turn >= u32::from(game.options.turn_limit),
+                PositionError::EndedBeforeTurnLimit {
+                    turn: game.turn,
+                    limit: game.options.turn_limit,
+                }
+            );
+            ensure!(
+                game.total_vp(game.current) < target,
+                PositionError::TargetReached {
+                    seat: game.current,
+                    points: game.total_vp(game.current),
+                }
+            );
+        }
         _ => ensure!(
             game.total_vp(game.current) < target,
             PositionError::TargetReached {

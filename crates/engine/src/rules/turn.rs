@@ -1,4 +1,4 @@
-//! Ending a turn.
+//! Ending a turn, and the game with the last allowed one.
 
 use crate::error::ActionError;
 use crate::event::Event;
@@ -25,6 +25,15 @@ impl Game {
                     reason: OfferClosed::TurnEnded,
                 });
             }
+        }
+        // the last allowed turn has ended without a winner (a win would have
+        // ended the game already), so no turn follows, and nobody wins at its start
+        // . The rest stays as it stands, as after a win. A game saved before
+        // the limit existed may be past it: it ends with the turn being played.
+        if self.turn >= u32::from(self.options.turn_limit) {
+            out.push(Event::TurnLimitReached { turn: self.turn });
+            self.set_phase(Phase::Over { winner: None }, out);
+            return Ok(());
         }
         let p = &mut self.players[seat.index()];
         p.dev_cards_new = crate::dev_card::DevCards::default();

@@ -110,7 +110,7 @@ fn building_pays_the_listed_cost_into_the_bank() {
     let mut g = main_phase(4);
     rich(&mut g);
     settle(&mut g, A, 0);
-    let bank = g.bank;
+    let bank = g.bank();
     let events = ok(&mut g, A, road(0, 4));
     assert!(events.contains(&Event::Paid {
         seat: A,
@@ -124,7 +124,7 @@ fn building_pays_the_listed_cost_into_the_bank() {
     let spent = cards(3, 3, 2, 4, 4);
     let mut expected = bank;
     expected.add(&spent);
-    assert_eq!(g.bank, expected);
+    assert_eq!(g.bank(), expected);
     assert_eq!(g.player(A).hand, cards(7, 7, 8, 6, 6));
     assert_cards_conserved(&g);
 }
@@ -307,7 +307,9 @@ fn a_single_spot_check_agrees_with_the_listed_spots() {
     for seed in 0..40 {
         let mut g = Game::new(GameOptions::default(), seed).unwrap();
         let mut player = RandomPlayer::new(seed);
-        while g.winner().is_none() {
+        let mut limit = super::support::StepLimit::new("the end of the game");
+        while !g.is_over() {
+            limit.tick(&g);
             for s in g.seats().collect::<Vec<Seat>>() {
                 let (roads, settlements) = (g.road_spots(s), g.settlement_spots(s));
                 let distance = g.distance_ok_vertices();

@@ -1,7 +1,7 @@
 //! Development cards: buying, the timing rules and each card (R-8.2..R-8.6).
 
 use super::support::{
-    A, B, C, D, assert_cards_conserved, cards, edge, give_card, has, main_phase, ok, only,
+    A, B, C, D, assert_cards_conserved, cards, edge, edit, give_card, has, main_phase, ok, only,
     pre_roll, refused, roads, script_roll, set_hand, settle, stack_deck, t,
 };
 use crate::{Action, Actor, DevCard, Event, Game, Phase, Resource, Resources, Resume};
@@ -16,7 +16,7 @@ fn buyer() -> Game {
 fn until_a_rolls_again(g: &mut Game) {
     ok(g, A, Action::EndTurn);
     for _ in 0..100 {
-        if g.current == A && g.phase == Phase::PreRoll {
+        if g.current() == A && g.phase() == Phase::PreRoll {
             return;
         }
         ok(g, Actor::System, Action::TimeOut);
@@ -30,7 +30,7 @@ fn a_bought_card_comes_from_the_top_of_the_deck() {
     let mut g = buyer();
     stack_deck(&mut g, DevCard::Monopoly);
     let events = ok(&mut g, A, Action::BuyDevCard);
-    assert_eq!(g.dev_deck.len(), 24);
+    assert_eq!(g.dev_deck_len(), 24);
     assert_eq!(g.player(A).dev_cards.get(DevCard::Monopoly), 1);
     assert_eq!(g.player(A).hand, cards(0, 0, 4, 4, 4));
     assert!(events.contains(&Event::DevCardBought {
@@ -43,7 +43,7 @@ fn a_bought_card_comes_from_the_top_of_the_deck() {
 fn an_empty_deck_cannot_be_bought_from() {
     //
     let mut g = buyer();
-    g.dev_deck.clear();
+    edit(&mut g, |p| p.dev_deck.clear());
     refused(&mut g, A, Action::BuyDevCard, "dev_deck_empty");
 }
 
@@ -55,7 +55,7 @@ fn any_number_of_cards_may_be_bought_in_one_turn() {
         ok(&mut g, A, Action::BuyDevCard);
     }
     assert_eq!(g.player(A).dev_cards.total(), 5);
-    assert_eq!(g.dev_deck.len(), 20);
+    assert_eq!(g.dev_deck_len(), 20);
 }
 
 #[test]
@@ -110,7 +110,7 @@ fn only_one_development_card_may_be_played_per_turn() {
     refused(&mut g, A, Action::PlayKnight, "dev_card_already_played");
     script_roll(&mut g, 8);
     ok(&mut g, A, Action::RollDice);
-    assert_eq!(g.phase, Phase::Main);
+    assert_eq!(g.phase(), Phase::Main);
     refused(&mut g, A, Action::PlayKnight, "dev_card_already_played");
     refused(
         &mut g,
@@ -129,9 +129,11 @@ fn cards_are_played_only_on_ones_own_turn_and_never_mid_step() {
     give_card(&mut g, B, DevCard::Knight);
     give_card(&mut g, A, DevCard::Monopoly);
     refused(&mut g, B, Action::PlayKnight, "not_your_turn");
-    g.phase = Phase::MoveRobber {
-        resume: Resume::Main,
-    };
+    edit(&mut g, |p| {
+        p.phase = Phase::MoveRobber {
+            resume: Resume::Main,
+        }
+    });
     refused(
         &mut g,
         A,
@@ -149,7 +151,7 @@ fn a_card_may_be_played_before_the_roll_and_the_roll_follows() {
     give_card(&mut g, A, DevCard::Knight);
     ok(&mut g, A, Action::PlayKnight);
     assert_eq!(
-        g.phase,
+        g.phase(),
         Phase::MoveRobber {
             resume: Resume::PreRoll
         }
@@ -163,7 +165,7 @@ fn a_card_may_be_played_before_the_roll_and_the_roll_follows() {
             victim: None,
         },
     );
-    assert_eq!(g.phase, Phase::PreRoll);
+    assert_eq!(g.phase(), Phase::PreRoll);
     ok(&mut g, A, Action::RollDice);
 }
 
@@ -193,7 +195,7 @@ fn road_building_places_two_free_roads_the_first_making_the_second_legal() {
     give_card(&mut g, A, DevCard::RoadBuilding);
     ok(&mut g, A, Action::PlayRoadBuilding);
     assert_eq!(
-        g.phase,
+        g.phase(),
         Phase::RoadBuilding {
             remaining: 2,
             resume: Resume::Main
@@ -209,7 +211,7 @@ fn road_building_places_two_free_roads_the_first_making_the_second_legal() {
     refused(&mut g, A, Action::BuyDevCard, "wrong_phase");
     ok(&mut g, A, Action::BuildRoad { edge: edge(0, 4) });
     assert_eq!(
-        g.phase,
+        g.phase(),
         Phase::RoadBuilding {
             remaining: 1,
             resume: Resume::Main
@@ -217,7 +219,7 @@ fn road_building_places_two_free_roads_the_first_making_the_second_legal() {
     );
     let events = ok(&mut g, A, Action::BuildRoad { edge: edge(4, 8) });
     assert!(!has(&events, |e| matches!(e, Event::Paid { .. })));
-    assert_eq!(g.phase, Phase::Main);
+    assert_eq!(g.phase(), Phase::Main);
     assert!(g.player(A).hand.is_empty(), "the roads were free");
     assert_eq!(g.player(A).roads.count_ones(), 2);
 }
@@ -231,7 +233,7 @@ fn road_building_before_the_roll_returns_to_the_roll() {
     ok(&mut g, A, Action::PlayRoadBuilding);
     ok(&mut g, A, Action::BuildRoad { edge: edge(0, 4) });
     ok(&mut g, A, Action::BuildRoad { edge: edge(0, 3) });
-    assert_eq!(g.phase, Phase::PreRoll);
+    assert_eq!(g.phase(), Phase::PreRoll);
 }
 
 #[test]
@@ -248,14 +250,14 @@ fn road_building_with_one_road_left_in_supply_places_one() {
     give_card(&mut g, A, DevCard::RoadBuilding);
     ok(&mut g, A, Action::PlayRoadBuilding);
     assert_eq!(
-        g.phase,
+        g.phase(),
         Phase::RoadBuilding {
             remaining: 1,
             resume: Resume::Main
         }
     );
     ok(&mut g, A, Action::BuildRoad { edge: edge(2, 5) });
-    assert_eq!(g.phase, Phase::Main);
+    assert_eq!(g.phase(), Phase::Main);
     assert_eq!(g.player(A).roads_left(), 0);
 }
 
@@ -275,9 +277,9 @@ fn road_building_with_an_empty_supply_places_nothing() {
         seat: A,
         card: DevCard::RoadBuilding
     }));
-    assert_eq!(g.phase, Phase::Main);
+    assert_eq!(g.phase(), Phase::Main);
     assert_eq!(g.player(A).dev_cards.get(DevCard::RoadBuilding), 0);
-    assert!(g.dev_played);
+    assert!(g.dev_card_played_this_turn());
 }
 
 #[test]
@@ -289,7 +291,7 @@ fn road_building_with_no_legal_path_places_nothing() {
     roads(&mut g, B, &[7, 3, 0, 4]);
     give_card(&mut g, A, DevCard::RoadBuilding);
     ok(&mut g, A, Action::PlayRoadBuilding);
-    assert_eq!(g.phase, Phase::Main);
+    assert_eq!(g.phase(), Phase::Main);
     assert_eq!(g.player(A).roads, 0);
     ok(&mut g, A, Action::EndTurn);
 }
@@ -306,7 +308,7 @@ fn road_building_stops_after_one_road_when_the_board_allows_only_one() {
     give_card(&mut g, A, DevCard::RoadBuilding);
     ok(&mut g, A, Action::PlayRoadBuilding);
     ok(&mut g, A, Action::BuildRoad { edge: edge(0, 4) });
-    assert_eq!(g.phase, Phase::Main);
+    assert_eq!(g.phase(), Phase::Main);
 }
 
 #[test]
@@ -339,10 +341,12 @@ fn year_of_plenty_takes_any_two_cards_even_of_one_kind() {
         },
     );
     assert_eq!(g.player(A).hand, only(Resource::Ore, 2));
-    assert_eq!(g.bank.get(Resource::Ore), 17);
+    assert_eq!(g.bank().get(Resource::Ore), 17);
     // Two different kinds work too.
-    g.current = B;
-    g.dev_played = false;
+    edit(&mut g, |p| {
+        p.current = B;
+        p.dev_played = false;
+    });
     ok(
         &mut g,
         B,
@@ -359,7 +363,7 @@ fn year_of_plenty_takes_the_one_card_a_nearly_empty_bank_has() {
     // a bank with 1 card in total pays that one card.
     let mut g = main_phase(4);
     set_hand(&mut g, B, cards(19, 19, 18, 19, 19));
-    assert_eq!(g.bank, only(Resource::Wool, 1));
+    assert_eq!(g.bank(), only(Resource::Wool, 1));
     give_card(&mut g, A, DevCard::YearOfPlenty);
     for wrong in [
         only(Resource::Wool, 2),
@@ -382,7 +386,7 @@ fn year_of_plenty_takes_the_one_card_a_nearly_empty_bank_has() {
         },
     );
     assert_eq!(g.player(A).hand, only(Resource::Wool, 1));
-    assert!(g.bank.is_empty());
+    assert!(g.bank().is_empty());
 }
 
 #[test]
@@ -417,7 +421,7 @@ fn monopoly_takes_every_opponents_cards_of_that_resource_and_nothing_from_the_ba
     set_hand(&mut g, B, only(Resource::Grain, 3));
     set_hand(&mut g, C, cards(0, 0, 0, 2, 1));
     set_hand(&mut g, D, only(Resource::Lumber, 4));
-    let bank = g.bank;
+    let bank = g.bank();
     let events = ok(
         &mut g,
         A,
@@ -429,7 +433,7 @@ fn monopoly_takes_every_opponents_cards_of_that_resource_and_nothing_from_the_ba
     assert!(g.player(B).hand.is_empty());
     assert_eq!(g.player(C).hand, only(Resource::Ore, 1));
     assert_eq!(g.player(D).hand, only(Resource::Lumber, 4));
-    assert_eq!(g.bank, bank);
+    assert_eq!(g.bank(), bank);
     assert!(events.contains(&Event::Monopoly {
         seat: A,
         resource: Resource::Grain,
@@ -491,7 +495,7 @@ fn year_of_plenty_with_an_empty_bank_takes_nothing() {
         },
     );
     assert!(g.player(A).hand.is_empty());
-    assert!(g.dev_played);
+    assert!(g.dev_card_played_this_turn());
 }
 
 #[test]

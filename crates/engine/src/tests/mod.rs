@@ -1,9 +1,9 @@
-//! Rule scenarios: one file per part of RULES.md, each test named as a sentence and
-//! citing the rule ids it covers. Positions are built by editing the game's
-//! [`crate::Position`] (see `support`), then driven through `Game::apply` only;
-//! `position` covers `Game::from_position` itself.
+//! Rule scenarios: one file per part of RULES.md (trading, the longest, is a folder of
+//! three), each test named as a sentence and citing the rule ids it covers. Positions
+//! are built by editing the game's [`crate::Position`] (see `support`), then driven
+//! through `Game::apply` only; `position` covers `Game::from_position` itself.
 
-mod support;
+pub(crate) mod support;
 
 mod awards;
 mod build;
@@ -15,4 +15,5 @@ mod robber;
 mod setup;
 mod trade;
 mod turn;
+mod turn_limit;
 mod win;

@@ -5,7 +5,7 @@
 //! 15; 41 touches 14, 15, 18; 19 touches 5, 6, 10; 40 touches 13, 14, 17.
 
 use super::support::{
-    A, B, C, D, assert_cards_conserved, cards, city, has, ok, only, pre_roll, script_roll,
+    A, B, C, D, assert_cards_conserved, cards, city, edit, has, ok, only, pre_roll, script_roll,
     set_hand, settle, t,
 };
 use crate::{Action, Event, Phase, Resource, Resources};
@@ -28,14 +28,14 @@ fn a_settlement_collects_one_card_and_a_city_two_on_any_players_turn() {
         settle(g, C, 40);
         settle(g, D, 0);
     });
-    assert_eq!(g.phase, Phase::Main);
+    assert_eq!(g.phase(), Phase::Main);
     assert_eq!(g.player(A).hand, only(Resource::Lumber, 1));
     // B and C collect on A's turn.
     assert_eq!(g.player(B).hand, only(Resource::Lumber, 2));
     assert_eq!(g.player(C).hand, only(Resource::Ore, 1));
     // D's tile has another number.
     assert!(g.player(D).hand.is_empty());
-    assert_eq!(g.bank, cards(16, 19, 19, 19, 18));
+    assert_eq!(g.bank(), cards(16, 19, 19, 19, 18));
     assert!(events.contains(&Event::Produced {
         seat: B,
         cards: only(Resource::Lumber, 2)
@@ -47,8 +47,8 @@ fn a_settlement_collects_one_card_and_a_city_two_on_any_players_turn() {
 fn a_building_next_to_two_rolled_tiles_collects_from_each() {
     // intersection 22 touches tiles 3 and 7 (both fields); give both a 9.
     let (g, _) = rolling(9, |g| {
-        g.map.numbers[3] = 9;
-        assert_eq!(g.map.numbers[7], 9);
+        edit(g, |p| p.map.numbers[3] = 9);
+        assert_eq!(g.map().numbers[7], 9);
         settle(g, A, 22);
         city(g, B, 7);
     });
@@ -61,7 +61,7 @@ fn a_building_next_to_two_rolled_tiles_collects_from_each() {
 fn a_city_next_to_two_rolled_tiles_collects_four() {
     //
     let (g, _) = rolling(9, |g| {
-        g.map.numbers[3] = 9;
+        edit(g, |p| p.map.numbers[3] = 9);
         settle(g, A, 22);
         city(g, A, 22);
     });
@@ -72,7 +72,7 @@ fn a_city_next_to_two_rolled_tiles_collects_four() {
 fn the_robbers_tile_produces_nothing() {
     //
     let (g, events) = rolling(3, |g| {
-        g.robber = t(10);
+        edit(g, |p| p.robber = t(10));
         city(g, B, 36);
         settle(g, C, 40);
     });
@@ -94,7 +94,7 @@ fn when_the_bank_is_short_and_two_players_are_owed_nobody_collects_that_resource
         settle(g, B, 41);
         settle(g, C, 19);
     });
-    assert_eq!(g.bank.get(Resource::Grain), 1);
+    assert_eq!(g.bank().get(Resource::Grain), 1);
     assert!(g.player(A).hand.is_empty());
     assert!(g.player(B).hand.is_empty());
     assert_eq!(g.player(C).hand, only(Resource::Wool, 1));
@@ -113,7 +113,7 @@ fn a_single_player_owed_more_than_the_bank_holds_takes_what_remains() {
         city(g, A, 30);
     });
     assert_eq!(g.player(A).hand, only(Resource::Grain, 1));
-    assert_eq!(g.bank.get(Resource::Grain), 0);
+    assert_eq!(g.bank().get(Resource::Grain), 0);
     assert!(!has(&events, |e| matches!(e, Event::Shortage { .. })));
     assert_cards_conserved(&g);
 }
@@ -128,7 +128,7 @@ fn when_the_bank_holds_exactly_enough_everyone_collects() {
     });
     assert_eq!(g.player(A).hand, only(Resource::Grain, 1));
     assert_eq!(g.player(B).hand, only(Resource::Grain, 1));
-    assert_eq!(g.bank.get(Resource::Grain), 0);
+    assert_eq!(g.bank().get(Resource::Grain), 0);
     assert!(!has(&events, |e| matches!(e, Event::Shortage { .. })));
 }
 
@@ -137,12 +137,12 @@ fn a_shortage_counts_everything_owed_including_two_tiles_of_one_player() {
     // A is owed 2 grain from two fields; with 1 in the bank and B owed 1 too,
     // nobody collects grain.
     let (g, _) = rolling(9, |g| {
-        g.map.numbers[3] = 9;
+        edit(g, |p| p.map.numbers[3] = 9);
         set_hand(g, D, only(Resource::Grain, 17));
         settle(g, A, 22);
         settle(g, B, 27);
     });
-    assert_eq!(g.bank.get(Resource::Grain), 2);
+    assert_eq!(g.bank().get(Resource::Grain), 2);
     assert_eq!(g.player(A).hand, Resources::ZERO);
     assert_eq!(g.player(B).hand, Resources::ZERO);
 }

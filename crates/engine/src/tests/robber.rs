@@ -3,7 +3,7 @@
 //! Beginner map: tile 9 is the desert; tile 10 has corners 19, 24, 25, 30, 31, 36.
 
 use super::support::{
-    A, B, C, D, assert_cards_conserved, cards, city, give_card, has, main_phase, ok, only,
+    A, B, C, D, assert_cards_conserved, cards, city, edit, give_card, has, main_phase, ok, only,
     pre_roll, refused, script_roll, set_hand, settle, t,
 };
 use crate::{Action, DevCard, Event, Game, Phase, Resource, Resources, Resume, Seat};
@@ -23,9 +23,11 @@ fn seven(hands: [Resources; 4]) -> Game {
 /// A game where seat A must move the robber, resuming the trade-and-build phase.
 fn robber_move() -> Game {
     let mut g = main_phase(4);
-    g.phase = Phase::MoveRobber {
-        resume: Resume::Main,
-    };
+    edit(&mut g, |p| {
+        p.phase = Phase::MoveRobber {
+            resume: Resume::Main,
+        }
+    });
     g
 }
 
@@ -39,7 +41,7 @@ fn eight_or_nine_cards_discard_four_and_ten_or_eleven_discard_five() {
         cards(3, 2, 2, 2, 2),
     ]);
     assert_eq!(
-        g.phase,
+        g.phase(),
         Phase::Discard {
             pending: [4, 4, 5, 5]
         }
@@ -56,7 +58,7 @@ fn seven_cards_or_fewer_discard_nothing_and_the_robber_moves_at_once() {
         cards(7, 0, 0, 0, 0),
     ]);
     assert_eq!(
-        g.phase,
+        g.phase(),
         Phase::MoveRobber {
             resume: Resume::Main
         }
@@ -73,7 +75,7 @@ fn development_cards_do_not_count_toward_the_discard() {
     }
     script_roll(&mut g, 7);
     ok(&mut g, A, Action::RollDice);
-    assert!(matches!(g.phase, Phase::MoveRobber { .. }));
+    assert!(matches!(g.phase(), Phase::MoveRobber { .. }));
 }
 
 #[test]
@@ -105,11 +107,11 @@ fn discards_may_come_in_any_order_of_seats_and_give_the_same_result() {
             let (seat, cards) = discards[i];
             ok(&mut h, seat, Action::Discard { cards });
             if k < 2 {
-                assert!(matches!(h.phase, Phase::Discard { .. }), "still waiting");
+                assert!(matches!(h.phase(), Phase::Discard { .. }), "still waiting");
             }
         }
         assert_eq!(
-            h.phase,
+            h.phase(),
             Phase::MoveRobber {
                 resume: Resume::Main
             }
@@ -182,7 +184,7 @@ fn a_discard_must_be_exactly_half_rounded_down_of_cards_held() {
         },
     );
     assert_eq!(g.player(B).hand, only(Resource::Brick, 5));
-    assert_eq!(g.bank.get(Resource::Brick), 14);
+    assert_eq!(g.bank().get(Resource::Brick), 14);
     refused(
         &mut g,
         B,
@@ -197,7 +199,7 @@ fn a_discard_must_be_exactly_half_rounded_down_of_cards_held() {
 fn the_robber_must_leave_its_tile() {
     //
     let mut g = robber_move();
-    assert_eq!(g.robber, t(9));
+    assert_eq!(g.robber(), t(9));
     refused(
         &mut g,
         A,
@@ -231,7 +233,7 @@ fn the_robber_must_leave_its_tile() {
 fn the_robber_may_move_back_to_the_desert() {
     //
     let mut g = robber_move();
-    g.robber = t(5);
+    edit(&mut g, |p| p.robber = t(5));
     ok(
         &mut g,
         A,
@@ -240,8 +242,8 @@ fn the_robber_may_move_back_to_the_desert() {
             victim: None,
         },
     );
-    assert_eq!(g.robber, t(9));
-    assert_eq!(g.phase, Phase::Main);
+    assert_eq!(g.robber(), t(9));
+    assert_eq!(g.phase(), Phase::Main);
 }
 
 #[test]
@@ -259,8 +261,18 @@ fn only_an_opponent_with_cards_and_a_building_on_the_tile_can_be_robbed() {
         tile: t(10),
         victim,
     };
-    // C has no cards, D no building there, A is the thief, seat 7 does not exist.
-    for wrong in [Some(C), Some(D), Some(A), Some(Seat(7)), Some(Seat(200))] {
+    // C has no cards, D no building there, A is the thief; seats 4 and up are outside
+    // the game (7 the highest of three bits, 8 the first past it, 255 the last).
+    for wrong in [
+        Some(C),
+        Some(D),
+        Some(A),
+        Some(Seat(4)),
+        Some(Seat(7)),
+        Some(Seat(8)),
+        Some(Seat(200)),
+        Some(Seat(u8::MAX)),
+    ] {
         refused(&mut g, A, to_tile_10(wrong), "invalid_victim");
     }
     // Someone is eligible, so a victim must be named.
@@ -281,8 +293,8 @@ fn only_an_opponent_with_cards_and_a_building_on_the_tile_can_be_robbed() {
     assert_eq!(g.player(B).hand.total(), 2);
     assert_eq!(g.player(A).hand.total(), 2);
     assert_eq!(g.player(A).hand.get(stolen), 1);
-    assert_eq!(g.robber, t(10));
-    assert_eq!(g.phase, Phase::Main);
+    assert_eq!(g.robber(), t(10));
+    assert_eq!(g.phase(), Phase::Main);
     assert_cards_conserved(&g);
 }
 
@@ -353,7 +365,7 @@ fn a_high_score_does_not_protect_from_discarding_or_being_robbed() {
     assert_eq!(g.player(B).hand, only(Resource::Lumber, 3));
     assert_eq!(g.player(A).hand, only(Resource::Lumber, 1));
     // the turn goes on with trade and build.
-    assert_eq!(g.phase, Phase::Main);
+    assert_eq!(g.phase(), Phase::Main);
 }
 
 #[test]
@@ -365,7 +377,7 @@ fn a_knight_moves_the_robber_and_steals_without_any_discard() {
     set_hand(&mut g, B, cards(10, 0, 0, 0, 0));
     ok(&mut g, A, Action::PlayKnight);
     assert_eq!(
-        g.phase,
+        g.phase(),
         Phase::MoveRobber {
             resume: Resume::Main
         }
@@ -390,5 +402,5 @@ fn a_knight_moves_the_robber_and_steals_without_any_discard() {
     );
     assert_eq!(g.player(B).hand, only(Resource::Lumber, 9));
     assert_eq!(g.player(A).hand, only(Resource::Lumber, 1));
-    assert_eq!(g.phase, Phase::Main);
+    assert_eq!(g.phase(), Phase::Main);
 }

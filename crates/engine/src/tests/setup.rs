@@ -30,7 +30,7 @@ fn a_new_game_has_nineteen_tiles_with_the_standard_terrain() {
     assert_eq!(topo.edge_vertices.len(), 72);
     for seed in 0..20 {
         let g = random_game(seed);
-        let count = |t: Terrain| g.map.terrain.iter().filter(|&&x| x == t).count();
+        let count = |t: Terrain| g.map().terrain.iter().filter(|&&x| x == t).count();
         assert_eq!(
             [
                 count(Terrain::Forest),
@@ -52,17 +52,23 @@ fn number_tokens_skip_the_desert_and_never_put_six_and_eight_side_by_side() {
     let topo = topology();
     for seed in 0..200 {
         let g = random_game(seed);
-        let mut tokens: Vec<u8> = g.map.numbers.iter().copied().filter(|&n| n != 0).collect();
+        let mut tokens: Vec<u8> = g
+            .map()
+            .numbers
+            .iter()
+            .copied()
+            .filter(|&n| n != 0)
+            .collect();
         tokens.sort_unstable();
         assert_eq!(
             tokens,
             [2, 3, 3, 4, 4, 5, 5, 6, 6, 8, 8, 9, 9, 10, 10, 11, 11, 12]
         );
-        assert_eq!(g.map.numbers[g.map.desert().index()], 0, "seed {seed}");
-        for (t, &n) in g.map.numbers.iter().enumerate() {
+        assert_eq!(g.map().numbers[g.map().desert().index()], 0, "seed {seed}");
+        for (t, &n) in g.map().numbers.iter().enumerate() {
             if n == 6 || n == 8 {
                 for m in &topo.tile_neighbors[t] {
-                    let other = g.map.numbers[m.index()];
+                    let other = g.map().numbers[m.index()];
                     assert!(other != 6 && other != 8, "seed {seed}: {n} next to {other}");
                 }
             }
@@ -77,15 +83,15 @@ fn nine_harbors_sit_on_the_coast_four_generic_and_one_two_to_one_per_resource() 
     for seed in 0..20 {
         let g = random_game(seed);
         let mut served = 0u64;
-        for h in &g.map.harbors {
+        for h in &g.map().harbors {
             assert!(topo.coast.contains(&h.edge), "harbor inland");
             let ends = topo.edge_vertex_mask[h.edge.index()];
             assert_eq!(served & ends, 0, "two harbors share an intersection");
             served |= ends;
         }
-        assert_eq!(g.map.harbors.len(), 9);
+        assert_eq!(g.map().harbors.len(), 9);
         assert_eq!(
-            g.map
+            g.map()
                 .harbors
                 .iter()
                 .filter(|h| h.resource.is_none())
@@ -94,7 +100,7 @@ fn nine_harbors_sit_on_the_coast_four_generic_and_one_two_to_one_per_resource() 
         );
         for r in crate::Resource::ALL {
             assert_eq!(
-                g.map
+                g.map()
                     .harbors
                     .iter()
                     .filter(|h| h.resource == Some(r))
@@ -140,9 +146,10 @@ fn the_beginner_map_is_the_same_for_every_seed() {
 fn the_bank_starts_with_nineteen_of_each_and_the_deck_with_twenty_five_cards() {
     //
     let g = random_game(3);
-    assert_eq!(g.bank, Resources::splat(19));
-    assert_eq!(g.dev_deck.len(), 25);
-    let count = |c: DevCard| g.dev_deck.iter().filter(|&&x| x == c).count();
+    assert_eq!(g.bank(), Resources::splat(19));
+    assert_eq!(g.dev_deck_len(), 25);
+    let deck = g.to_position().dev_deck;
+    let count = |c: DevCard| deck.iter().filter(|&&x| x == c).count();
     assert_eq!(count(DevCard::Knight), 14);
     assert_eq!(count(DevCard::RoadBuilding), 2);
     assert_eq!(count(DevCard::YearOfPlenty), 2);
@@ -170,7 +177,7 @@ fn the_robber_starts_on_the_desert() {
     for seed in 0..30 {
         let g = random_game(seed);
         assert_eq!(
-            g.map.terrain[g.robber.index()],
+            g.map().terrain[g.robber().index()],
             Terrain::Desert,
             "seed {seed}"
         );
@@ -184,7 +191,7 @@ fn the_first_player_is_drawn_from_the_seed() {
     let firsts: std::collections::BTreeSet<Seat> = (0..40).map(|s| random_game(s).first).collect();
     assert_eq!(firsts.len(), 4, "every seat should sometimes start");
     let g = random_game(5);
-    assert_eq!(g.current, g.first, "the first player places first");
+    assert_eq!(g.current(), g.first(), "the first player places first");
 }
 
 #[test]
@@ -192,7 +199,7 @@ fn setup_goes_in_seat_order_then_back_so_the_last_player_places_twice() {
     //
     for players in [3u8, 4] {
         let mut g = new_game(players);
-        let first = g.first.0;
+        let first = g.first().0;
         let n = usize::from(players);
         let order: Vec<u8> = PLACEMENTS[..n]
             .iter()
@@ -214,7 +221,7 @@ fn setup_goes_in_seat_order_then_back_so_the_last_player_places_twice() {
 fn each_placement_is_a_settlement_then_a_road() {
     //
     let mut g = new_game(4);
-    let seat = g.current;
+    let seat = g.current();
     refused(
         &mut g,
         seat,
@@ -237,7 +244,7 @@ fn each_placement_is_a_settlement_then_a_road() {
     );
     ok(&mut g, seat, Action::BuildRoad { edge: edge(8, 4) });
     assert_eq!(
-        g.phase,
+        g.phase(),
         Phase::Setup {
             index: 1,
             settlement: None
@@ -253,7 +260,7 @@ fn a_setup_road_must_touch_the_settlement_just_placed() {
         place(&mut g, s, r);
     }
     // The last player places again: their first settlement is on 31.
-    let seat = g.current;
+    let seat = g.current();
     assert!(g.player(seat).settlements & v(31).bit() != 0);
     ok(&mut g, seat, Action::BuildSettlement { vertex: v(40) });
     refused(
@@ -276,7 +283,7 @@ fn a_setup_settlement_needs_no_road_but_obeys_the_distance_rule() {
     //
     let mut g = new_game(4);
     place(&mut g, 8, 4);
-    let seat = g.current;
+    let seat = g.current();
     for next_to_it in [4, 12, 13] {
         refused(
             &mut g,
@@ -303,17 +310,17 @@ fn a_second_settlement_touching_forest_fields_and_desert_yields_one_lumber_and_o
     let mut g = new_game(4);
     let kinds: Vec<Terrain> = topology().vertex_tiles[30]
         .iter()
-        .map(|t| g.map.terrain[t.index()])
+        .map(|t| g.map().terrain[t.index()])
         .collect();
     assert_eq!(kinds, [Terrain::Desert, Terrain::Forest, Terrain::Fields]);
     for &(s, r) in &PLACEMENTS[..4] {
         place(&mut g, s, r);
     }
-    let seat = g.current;
+    let seat = g.current();
     let events = ok(&mut g, seat, Action::BuildSettlement { vertex: v(30) });
     let one_lumber_one_grain = cards(1, 0, 0, 1, 0);
     assert_eq!(g.player(seat).hand, one_lumber_one_grain);
-    assert_eq!(g.bank, cards(18, 19, 19, 18, 19));
+    assert_eq!(g.bank(), cards(18, 19, 19, 18, 19));
     assert!(events.contains(&crate::Event::StartingResources {
         seat,
         cards: one_lumber_one_grain
@@ -324,10 +331,10 @@ fn a_second_settlement_touching_forest_fields_and_desert_yields_one_lumber_and_o
 fn a_first_settlement_yields_nothing() {
     // only the second settlement pays out.
     let mut g = new_game(4);
-    let seat = g.current;
+    let seat = g.current();
     ok(&mut g, seat, Action::BuildSettlement { vertex: v(30) });
     assert!(g.player(seat).hand.is_empty());
-    assert_eq!(g.bank, Resources::splat(19));
+    assert_eq!(g.bank(), Resources::splat(19));
 }
 
 #[test]
@@ -337,7 +344,7 @@ fn a_second_settlement_touching_two_tiles_of_one_kind_yields_two_cards() {
     for &(s, r) in &[(8, 4), (10, 6), (40, 44), (31, 25)] {
         place(&mut g, s, r);
     }
-    let seat = g.current;
+    let seat = g.current();
     ok(&mut g, seat, Action::BuildSettlement { vertex: v(28) });
     assert_eq!(g.player(seat).hand, cards(2, 0, 0, 1, 0));
 }
@@ -349,15 +356,15 @@ fn after_setup_everyone_has_two_points_and_the_first_player_starts_a_normal_turn
     for &(s, r) in &PLACEMENTS {
         place(&mut g, s, r);
     }
-    assert_eq!(g.phase, Phase::PreRoll);
-    assert_eq!(g.current, g.first);
-    assert_eq!(g.turn, 1);
+    assert_eq!(g.phase(), Phase::PreRoll);
+    assert_eq!(g.current(), g.first());
+    assert_eq!(g.turn(), 1);
     for s in [A, B, C, D] {
         assert_eq!(g.public_vp(s), 2, "{s}");
         assert_eq!(g.player(s).settlements.count_ones(), 2);
         assert_eq!(g.player(s).roads.count_ones(), 2);
     }
-    let first = g.first;
+    let first = g.first();
     ok(&mut g, first, Action::RollDice);
 }
 
@@ -369,7 +376,7 @@ fn with_three_players_the_fourth_placement_is_the_first_second_settlement() {
     for &(s, r) in &PLACEMENTS[..3] {
         third = Some(place(&mut g, s, r));
     }
-    let last = g.current;
+    let last = g.current();
     assert_eq!(Some(last), third, "the last player places twice");
     let events = ok(&mut g, last, Action::BuildSettlement { vertex: v(30) });
     assert!(events.contains(&crate::Event::StartingResources {
@@ -380,8 +387,8 @@ fn with_three_players_the_fourth_placement_is_the_first_second_settlement() {
     for &(s, r) in &[(40, 44), (0, 3)] {
         place(&mut g, s, r);
     }
-    assert_eq!(g.phase, Phase::PreRoll);
-    assert_eq!(g.current, g.first);
+    assert_eq!(g.phase(), Phase::PreRoll);
+    assert_eq!(g.current(), g.first());
     for s in g.seats() {
         assert_eq!(g.public_vp(s), 2);
     }

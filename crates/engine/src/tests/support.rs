@@ -6,11 +6,47 @@
 //! edits rebuild the game with `Game::from_position_unchecked`, which derives
 //! everything as `Game::from_position` does but skips the final rule check.
 
-use crate::board::{EdgeId, TileId, VertexId, topology};
+use crate::board::{EdgeId, TileId, VERTEX_COUNT, VertexId, VertexMask, topology};
 use crate::{
     Action, Actor, DevCard, Event, Game, GameOptions, MapKind, Phase, Position, Resource,
     Resources, Seat,
 };
+
+/// Fails a playout loop that goes on too long, with a message, instead of letting the
+/// test hang until its time limit: a rule that no longer moves the game on (a turn
+/// that never passes, a phase never left) makes `while game.turn() == 0` endless.
+pub(crate) struct StepLimit {
+    /// What the loop waits for, for the message.
+    what: &'static str,
+    /// Steps still allowed.
+    left: u32,
+}
+
+impl StepLimit {
+    /// A limit of 200,000 steps: more than a whole game at the highest turn limit
+    /// takes.
+    pub(crate) fn new(what: &'static str) -> StepLimit {
+        StepLimit {
+            what,
+            left: 200_000,
+        }
+    }
+
+    /// Counts one step.
+    ///
+    /// # Panics
+    /// When no step is left.
+    pub(crate) fn tick(&mut self, game: &Game) {
+        self.left = self.left.checked_sub(1).unwrap_or_else(|| {
+            panic!(
+                "{} did not happen within 200000 steps (turn {}, phase {:?}): a rule no longer moves the game on",
+                self.what,
+                game.turn(),
+                game.phase()
+            )
+        });
+    }
+}
 
 /// The seats, in turn order.
 pub(crate) const A: Seat = Seat(0);
@@ -29,6 +65,15 @@ pub(crate) fn v(n: u8) -> VertexId {
 /// Tile `n`.
 pub(crate) fn t(n: u8) -> TileId {
     TileId(n)
+}
+
+/// The intersections of `mask` that are on the board, lowest first (a [`Position`]
+/// lists pieces by id).
+pub(crate) fn vertices(mask: VertexMask) -> Vec<VertexId> {
+    (0..VERTEX_COUNT as u8)
+        .map(VertexId)
+        .filter(|v| mask & v.bit() != 0)
+        .collect()
 }
 
 /// The path joining intersections `a` and `b`, which must be neighbours.
@@ -54,6 +99,7 @@ pub(crate) fn new_game(players: u8) -> Game {
         players,
         vp_target: 10,
         map: MapKind::Beginner,
+        ..GameOptions::default()
     };
     Game::new(options, SEED).expect("valid options")
 }
@@ -89,8 +135,9 @@ pub(crate) fn main_phase(players: u8) -> Game {
     g
 }
 
-/// Re-decides the awards by after pieces or knights were written directly.
-pub(crate) fn refresh(g: &mut Game) {
+/// Re-decides the awards by after an edit, from the holders the position named
+/// (which the rebuilt game keeps as they were).
+fn refresh(g: &mut Game) {
     let mut out = Vec::new();
     g.update_longest_road(&mut out);
     g.update_largest_army(&mut out);
@@ -124,8 +171,8 @@ pub(crate) fn roads(g: &mut Game, seat: Seat, route: &[u8]) {
 
 /// Gives `seat` exactly `hand`; the bank is what the hands do not hold.
 pub(crate) fn set_hand(g: &mut Game, seat: Seat, hand: Resources) {
-    let mut bank = g.bank;
-    bank.add(&g.players[seat.index()].hand);
+    let mut bank = g.bank();
+    bank.add(&g.player(seat).hand);
     assert!(bank.contains(&hand), "the bank cannot pay {hand:?}");
     edit(g, |p| p.seats[seat.index()].hand = hand);
 }
@@ -207,7 +254,7 @@ pub(crate) fn refused(g: &mut Game, by: impl Into<Actor>, action: Action, code: 
 /// Places a settlement and its road for whoever is to place in setup.
 #[track_caller]
 pub(crate) fn place(g: &mut Game, settlement: u8, road_to: u8) -> Seat {
-    let seat = g.current;
+    let seat = g.current();
     ok(
         g,
         seat,
@@ -227,9 +274,9 @@ pub(crate) fn place(g: &mut Game, settlement: u8, road_to: u8) -> Seat {
 
 /// The total of every resource held by the bank and all hands: 19 each, always.
 pub(crate) fn assert_cards_conserved(g: &Game) {
-    let mut all = g.bank;
-    for p in &g.players {
-        all.add(&p.hand);
+    let mut all = g.bank();
+    for seat in g.seats() {
+        all.add(&g.player(seat).hand);
     }
     assert_eq!(all, Resources::splat(crate::BANK_PER_RESOURCE));
 }

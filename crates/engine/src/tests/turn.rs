@@ -2,7 +2,7 @@
 //! legal and reproducible.
 
 use super::support::{
-    A, B, C, D, cards, edge, give_card, has, main_phase, new_game, ok, pre_roll, refused,
+    A, B, C, D, cards, edge, edit, give_card, has, main_phase, new_game, ok, pre_roll, refused,
     script_roll, set_hand, settle, t, v,
 };
 use crate::board::topology;
@@ -45,13 +45,13 @@ fn only_the_current_player_rolls_and_only_once() {
     refused(&mut g, B, Action::RollDice, "not_your_turn");
     script_roll(&mut g, 6);
     let events = ok(&mut g, A, Action::RollDice);
-    let [a, b] = g.last_roll.expect("rolled");
+    let [a, b] = g.last_roll().expect("rolled");
     assert!((1..=6).contains(&a) && (1..=6).contains(&b));
     assert!(events.contains(&Event::DiceRolled {
         seat: A,
         dice: [a, b]
     }));
-    assert_eq!(g.phase, Phase::Main);
+    assert_eq!(g.phase(), Phase::Main);
     refused(&mut g, A, Action::RollDice, "wrong_phase");
 }
 
@@ -73,7 +73,7 @@ fn a_seven_produces_nothing_and_goes_to_the_robber() {
     assert!(!has(&events, |e| matches!(e, Event::Produced { .. })));
     assert!(g.player(B).hand.is_empty());
     assert_eq!(
-        g.phase,
+        g.phase(),
         Phase::MoveRobber {
             resume: Resume::Main
         }
@@ -86,16 +86,18 @@ fn ending_the_turn_passes_play_to_the_next_seat_in_order() {
     let mut g = main_phase(4);
     let events = ok(&mut g, A, Action::EndTurn);
     assert!(events.contains(&Event::TurnStarted { seat: B, turn: 2 }));
-    assert_eq!((g.current, g.phase), (B, Phase::PreRoll));
+    assert_eq!((g.current(), g.phase()), (B, Phase::PreRoll));
     refused(&mut g, A, Action::EndTurn, "not_your_turn");
-    g.current = D;
-    g.phase = Phase::Main;
+    edit(&mut g, |p| {
+        p.current = D;
+        p.phase = Phase::Main;
+    });
     ok(&mut g, D, Action::EndTurn);
-    assert_eq!(g.current, A, "play wraps round to the first seat");
+    assert_eq!(g.current(), A, "play wraps round to the first seat");
     let mut three = main_phase(3);
-    three.current = C;
+    edit(&mut three, |p| p.current = C);
     ok(&mut three, C, Action::EndTurn);
-    assert_eq!(three.current, A);
+    assert_eq!(three.current(), A);
 }
 
 #[test]
@@ -114,7 +116,7 @@ fn the_turn_cannot_end_while_a_step_is_pending() {
             resume: Resume::Main,
         },
     ] {
-        g.phase = phase;
+        edit(&mut g, |p| p.phase = phase);
         refused(&mut g, A, Action::EndTurn, "pending_step");
     }
 }
@@ -150,14 +152,14 @@ fn a_time_out_in_setup_places_a_legal_settlement_and_then_a_touching_road() {
     //
     let mut g = new_game(4);
     super::support::place(&mut g, 8, 4);
-    let seat = g.current;
+    let seat = g.current();
     let (g, _) = time_out_twice(&g);
     let Phase::Setup {
         settlement: Some(placed),
         ..
-    } = g.phase
+    } = g.phase()
     else {
-        panic!("a settlement was placed: {:?}", g.phase);
+        panic!("a settlement was placed: {:?}", g.phase());
     };
     assert_eq!(g.building_at(placed), Some((seat, false)));
     assert!(
@@ -177,7 +179,7 @@ fn a_time_out_before_the_roll_rolls_the_dice() {
     //
     let g = pre_roll(4);
     let (g, events) = time_out_twice(&g);
-    assert!(g.last_roll.is_some());
+    assert!(g.last_roll().is_some());
     assert!(has(&events, |e| matches!(e, Event::DiceRolled { .. })));
 }
 
@@ -202,7 +204,7 @@ fn a_time_out_during_discards_discards_half_for_every_seat_still_owing() {
     assert_eq!(g.player(B).hand.total(), 5);
     assert_eq!(g.player(C).hand.total(), 4);
     assert_eq!(
-        g.phase,
+        g.phase(),
         Phase::MoveRobber {
             resume: Resume::Main
         }
@@ -213,21 +215,23 @@ fn a_time_out_during_discards_discards_half_for_every_seat_still_owing() {
 fn a_time_out_at_the_robber_moves_it_and_robs_an_eligible_player() {
     //
     let mut g = main_phase(4);
-    g.phase = Phase::MoveRobber {
-        resume: Resume::Main,
-    };
+    edit(&mut g, |p| {
+        p.phase = Phase::MoveRobber {
+            resume: Resume::Main,
+        }
+    });
     for n in [19, 0, 2, 40, 46, 27, 13] {
         settle(&mut g, B, n);
     }
     set_hand(&mut g, B, cards(5, 0, 0, 0, 0));
     let (g, events) = time_out_twice(&g);
-    assert_ne!(g.robber, t(9));
-    assert_eq!(g.phase, Phase::Main);
+    assert_ne!(g.robber(), t(9));
+    assert_eq!(g.phase(), Phase::Main);
     let robbed = has(
         &events,
         |e| matches!(e, Event::Stolen { victim, .. } if *victim == B),
     );
-    assert_eq!(robbed, g.touches_tile(B, g.robber));
+    assert_eq!(robbed, g.touches_tile(B, g.robber()));
 }
 
 #[test]
@@ -239,7 +243,7 @@ fn a_time_out_during_road_building_forfeits_the_roads_left() {
     ok(&mut g, A, Action::PlayRoadBuilding);
     ok(&mut g, A, Action::BuildRoad { edge: edge(0, 4) });
     let (g, _) = time_out_twice(&g);
-    assert_eq!(g.phase, Phase::Main);
+    assert_eq!(g.phase(), Phase::Main);
     assert_eq!(g.player(A).roads.count_ones(), 1);
 }
 
@@ -249,7 +253,7 @@ fn a_time_out_in_trade_and_build_ends_the_turn() {
     let g = main_phase(4);
     let (g, events) = time_out_twice(&g);
     assert!(events.contains(&Event::TurnStarted { seat: B, turn: 2 }));
-    assert_eq!(g.current, B);
+    assert_eq!(g.current(), B);
 }
 
 #[test]
@@ -262,17 +266,17 @@ fn the_same_seed_and_the_same_actions_give_the_same_game() {
             let action = if step % 3 == 0 {
                 (Actor::System, Action::TimeOut)
             } else {
-                let seat = match g.phase {
+                let seat = match g.phase() {
                     Phase::Discard { pending } => {
                         crate::Seat(pending.iter().position(|&n| n > 0).unwrap() as u8)
                     }
-                    _ => g.current,
+                    _ => g.current(),
                 };
                 let legal = g.legal_actions(seat);
                 (Actor::Seat(seat), legal[step % legal.len()])
             };
             log.push(ok(&mut g, action.0, action.1));
-            if g.winner().is_some() {
+            if g.is_over() {
                 break;
             }
         }
@@ -282,7 +286,7 @@ fn the_same_seed_and_the_same_actions_give_the_same_game() {
     let (two, log_two) = play();
     assert_eq!(log_one, log_two);
     assert_eq!(one, two);
-    assert!(one.turn > 1, "the game got past setup");
+    assert!(one.turn() > 1, "the game got past setup");
 }
 
 #[test]
@@ -292,6 +296,6 @@ fn a_time_out_at_the_robber_after_a_knight_before_the_roll_returns_to_the_roll()
     give_card(&mut g, A, DevCard::Knight);
     ok(&mut g, A, Action::PlayKnight);
     let (g, _) = time_out_twice(&g);
-    assert_eq!(g.phase, Phase::PreRoll);
-    assert_ne!(g.robber, t(9));
+    assert_eq!(g.phase(), Phase::PreRoll);
+    assert_ne!(g.robber(), t(9));
 }

@@ -1,8 +1,8 @@
 //! Score and victory, including the win timing of.
 
 use super::support::{
-    A, B, C, cards, city, give_card, main_phase, ok, pre_roll, refused, roads, set_hand, settle,
-    stack_deck, v,
+    A, B, C, cards, city, edit, give_card, main_phase, ok, pre_roll, refused, roads, set_hand,
+    settle, stack_deck, v,
 };
 use crate::{Action, Actor, DevCard, Event, Game, GameOptions, MapKind, Phase, Resources, Seat};
 
@@ -41,9 +41,9 @@ fn reaching_the_target_on_ones_own_turn_wins_at_once_and_ends_the_game() {
     );
     let events = ok(&mut g, A, Action::BuildSettlement { vertex: v(37) });
     assert_eq!(game_won(&events), Some((A, 10)));
-    assert_eq!(g.phase, Phase::Over { winner: A });
+    assert_eq!(g.phase(), Phase::Over { winner: Some(A) });
     assert_eq!(g.winner(), Some(A));
-    assert!(g.offers.is_empty());
+    assert!(g.offers().is_empty());
     refused(&mut g, A, Action::EndTurn, "game_over");
     refused(&mut g, B, Action::EndTurn, "game_over");
     refused(&mut g, Actor::System, Action::TimeOut, "game_over");
@@ -57,11 +57,14 @@ fn the_rooms_target_decides_when_the_game_is_won() {
         players: 4,
         vp_target: 5,
         map: MapKind::Beginner,
+        ..GameOptions::default()
     };
     let mut g = Game::new(options, 1).unwrap();
-    g.phase = Phase::Main;
-    g.current = A;
-    g.turn = 1;
+    edit(&mut g, |p| {
+        p.phase = Phase::Main;
+        p.current = A;
+        p.turn = 1;
+    });
     settle(&mut g, A, 19);
     city(&mut g, A, 19);
     settle(&mut g, A, 0);
@@ -90,6 +93,7 @@ fn a_target_outside_three_to_twenty_or_a_player_count_other_than_three_or_four_i
                 players,
                 vp_target,
                 map: MapKind::Random,
+                ..GameOptions::default()
             },
             1,
         )
@@ -115,10 +119,9 @@ fn points_come_from_buildings_awards_and_victory_point_cards() {
     city(&mut g, A, 19);
     assert_eq!(g.public_vp(A), 3);
     roads(&mut g, A, &[0, 3, 7, 11, 16, 21]);
-    assert_eq!(g.longest_road, Some(A));
+    assert_eq!(g.longest_road(), Some(A));
     assert_eq!(g.public_vp(A), 5);
-    g.players[A.index()].knights_played = 3;
-    super::support::refresh(&mut g);
+    edit(&mut g, |p| p.seats[A.index()].knights_played = 3);
     assert_eq!(g.public_vp(A), 7);
     give_card(&mut g, A, DevCard::VictoryPoint);
     give_card(&mut g, A, DevCard::VictoryPoint);
@@ -148,11 +151,11 @@ fn a_knight_before_the_roll_that_brings_largest_army_wins_before_the_roll() {
     }
     settle(&mut g, A, 46);
     settle(&mut g, A, 27);
-    g.players[A.index()].knights_played = 2;
+    edit(&mut g, |p| p.seats[A.index()].knights_played = 2);
     give_card(&mut g, A, DevCard::Knight);
     let events = ok(&mut g, A, Action::PlayKnight);
     assert_eq!(game_won(&events), Some((A, 10)));
-    assert_eq!(g.last_roll, None);
+    assert_eq!(g.last_roll(), None);
 }
 
 /// C holds Longest Road with the east coast (6); B has a route of 5 from 53 to 31 and
@@ -174,7 +177,7 @@ fn b_waits_for_longest_road() -> Game {
     settle(&mut g, A, 36);
     roads(&mut g, A, &[36, 41, 46]);
     set_hand(&mut g, A, cards(2, 2, 2, 2, 0));
-    assert_eq!(g.longest_road, Some(C));
+    assert_eq!(g.longest_road(), Some(C));
     assert_eq!((g.public_vp(B), g.total_vp(B)), (6, 8));
     g
 }
@@ -185,15 +188,35 @@ fn a_player_reaching_the_target_on_another_players_turn_wins_when_their_turn_sta
     let mut g = b_waits_for_longest_road();
     // A cuts C's route at 10: C is left with 4, B's 5 is now the single longest.
     let events = ok(&mut g, A, Action::BuildSettlement { vertex: v(10) });
-    assert_eq!(g.longest_road, Some(B));
+    assert_eq!(g.longest_road(), Some(B));
     assert_eq!(g.total_vp(B), 10);
     assert_eq!(game_won(&events), None, "not on A's turn");
-    assert_eq!(g.phase, Phase::Main);
+    assert_eq!(g.phase(), Phase::Main);
     let events = ok(&mut g, A, Action::EndTurn);
     assert!(events.contains(&Event::TurnStarted { seat: B, turn: 2 }));
     assert_eq!(game_won(&events), Some((B, 10)));
     assert_eq!(g.winner(), Some(B));
-    assert_eq!(g.last_roll, Some([3, 5]), "B wins before rolling");
+    assert_eq!(g.last_roll(), Some([3, 5]), "B wins before rolling");
+}
+
+#[test]
+fn a_player_reaching_the_target_on_the_last_allowed_turn_of_another_does_not_win() {
+    // the win would come at the start of B's turn, and no turn follows
+    // the last one; the game ends with no winner, B's 10 points recorded as they stand.
+    let mut g = b_waits_for_longest_road();
+    edit(&mut g, |p| {
+        p.options.turn_limit = 100;
+        p.turn = 100;
+    });
+    ok(&mut g, A, Action::BuildSettlement { vertex: v(10) });
+    assert_eq!(g.total_vp(B), 10);
+    let events = ok(&mut g, A, Action::EndTurn);
+    assert_eq!(game_won(&events), None);
+    assert!(events.contains(&Event::TurnLimitReached { turn: 100 }));
+    assert_eq!(g.phase(), Phase::Over { winner: None });
+    assert_eq!(g.current(), A);
+    let b = g.final_scores()[B.index()];
+    assert_eq!((b.points, b.vp_cards), (10, 2));
 }
 
 #[test]
@@ -204,10 +227,10 @@ fn a_player_who_loses_the_target_before_their_turn_does_not_win() {
     assert_eq!(g.total_vp(B), 10);
     // A cuts B's route at 46 as well: 2 and 3 left, nobody has 5.
     ok(&mut g, A, Action::BuildSettlement { vertex: v(46) });
-    assert_eq!(g.longest_road, None);
+    assert_eq!(g.longest_road(), None);
     assert_eq!(g.total_vp(B), 8);
     let events = ok(&mut g, A, Action::EndTurn);
     assert_eq!(game_won(&events), None);
-    assert_eq!(g.current, B);
-    assert_eq!(g.phase, Phase::PreRoll);
+    assert_eq!(g.current(), B);
+    assert_eq!(g.phase(), Phase::PreRoll);
 }

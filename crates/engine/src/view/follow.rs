@@ -93,6 +93,8 @@ impl GameView {
                 self.refresh_points();
             }
             Event::GameWon { seat, .. } => self.winner = Some(seat),
+            // the `over` phase (no winner) follows; nothing else changes.
+            Event::TurnLimitReached { .. } => {}
         }
     }
 
@@ -140,7 +142,7 @@ impl GameView {
         }
         self.phase = phase;
         self.winner = match phase {
-            Phase::Over { winner } => Some(winner),
+            Phase::Over { winner } => winner,
             _ => None,
         };
     }

@@ -21,6 +21,7 @@ use crate::trade::TradeOffer;
 
 /// A building on the board.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BuildingView {
     /// Where.
     pub vertex: VertexId,
@@ -32,6 +33,7 @@ pub struct BuildingView {
 
 /// A road on the board.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RoadView {
     /// Where.
     pub edge: EdgeId,
@@ -41,6 +43,7 @@ pub struct RoadView {
 
 /// What everyone knows about a seat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PlayerView {
     /// The seat.
     pub seat: Seat,
@@ -64,6 +67,7 @@ pub struct PlayerView {
 
 /// What only the viewing seat knows about itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PrivateView {
     /// The viewer's seat.
     pub seat: Seat,
@@ -81,6 +85,7 @@ pub struct PrivateView {
 
 /// A game as one seat, or a spectator, sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GameView {
     /// Whose view this is; `None` for a spectator.
     pub viewer: Option<Seat>,
@@ -118,12 +123,22 @@ pub struct GameView {
     pub offers: Vec<TradeOffer>,
     /// The viewer's private facts; `None` for spectators.
     pub me: Option<PrivateView>,
-    /// The winner, once the game is over.
+    /// The winner, once the game is over; `None` also when the turn limit ended it
+    /// with no winner: the phase says whether it is over.
     pub winner: Option<Seat>,
+}
+
+impl GameView {
+    /// Whether the game is over, won or ended by the turn limit.
+    #[must_use]
+    pub fn is_over(&self) -> bool {
+        matches!(self.phase, Phase::Over { .. })
+    }
 }
 
 /// A seat's final result, with VP cards revealed (end of game).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FinalScore {
     /// The seat.
     pub seat: Seat,

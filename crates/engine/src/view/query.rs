@@ -106,7 +106,7 @@ mod tests {
         let mut game = Game::new(GameOptions::default(), 5).unwrap();
         let mut player = RandomPlayer::new(5);
         let mut events = Vec::new();
-        while game.turn() < 60 && game.winner().is_none() {
+        while game.turn() < 60 && !game.is_over() {
             player.step(&mut game, &mut events).unwrap();
         }
         game

@@ -34,7 +34,14 @@ impl Style {
 pub struct RandomPlayer {
     rng: ChaCha8Rng,
     style: Style,
+    /// Choices made so far: a playout past [`MAX_CHOICES`] fails instead of hanging.
+    choices: u32,
 }
+
+/// The most actions one player chooses: a whole game at the highest turn limit
+/// (R-10.5) takes far fewer, so a test that gets here has a rule that no longer moves
+/// the game on, and fails with a message instead of looping until its time limit.
+pub const MAX_CHOICES: u32 = 200_000;
 
 impl RandomPlayer {
     /// A player seeded with `seed`.
@@ -42,6 +49,7 @@ impl RandomPlayer {
         RandomPlayer {
             rng: ChaCha8Rng::seed_from_u64(seed),
             style,
+            choices: 0,
         }
     }
 
@@ -52,11 +60,22 @@ impl RandomPlayer {
 
     /// The next action: whoever must act picks uniformly among its legal actions, with
     /// random amounts for the kinds the listing gives by one representative. `None`
-    /// once the game is over.
+    /// once the game is over (won, or ended by the turn limit: R-10.5).
+    ///
+    /// # Panics
+    /// After [`MAX_CHOICES`] choices: the game does not end.
     pub fn choose(&mut self, game: &Game) -> Option<(Actor, Action)> {
-        if game.winner().is_some() {
+        if game.is_over() {
             return None;
         }
+        self.choices += 1;
+        assert!(
+            self.choices <= MAX_CHOICES,
+            "the game did not end within {MAX_CHOICES} actions (turn {}, phase {:?}): \
+             a rule no longer moves it on",
+            game.turn(),
+            game.phase()
+        );
         if self.rng.random_range(0..1000) < self.style.system_per_mille {
             let actions = game.legal_actions(Actor::System);
             let a = *actions.choose(&mut self.rng)?;

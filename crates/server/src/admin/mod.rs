@@ -77,13 +77,9 @@ fn parse_room_id(id: &str) -> Result<Uuid, LobbyError> {
     Uuid::parse_str(id).map_err(|_| LobbyError::RoomNotFound)
 }
 
-/// Parses an optional JSON body (empty means defaults).
-fn parse_body<T: serde::de::DeserializeOwned + Default>(body: &Bytes) -> Result<T, LobbyError> {
-    if body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(T::default());
-    }
-    serde_json::from_slice(body)
-        .map_err(|e| LobbyError::BadRequest(format!("invalid JSON body: {e}")))
+/// Parses an optional JSON object body (empty means defaults), as the lobby does.
+fn parse_body<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, LobbyError> {
+    catan_protocol::parse_body(body)
 }
 
 /// A message for clients: the given one, trimmed and at most 500 characters, or

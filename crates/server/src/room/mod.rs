@@ -1,7 +1,11 @@
 //! Rooms as actors: a [`RoomHandle`] (cheap to clone, a bounded channel) talks to the
 //! one task that owns the room's game. Requests that need an answer carry a oneshot.
 
+mod state;
 mod task;
+#[cfg(test)]
+mod tests;
+mod writes;
 
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::{Arc, Weak};
@@ -19,8 +23,8 @@ use crate::metrics::Metrics;
 use crate::registry::Rooms;
 use crate::store::{ActionRecord, GameRecord, Store};
 use catan_protocol::{
-    AddBotRequest, AddBotResponse, ClientMessage, CloseCode, RoomInfo, RoomOptions, ServerMessage,
-    TakeSeatResponse,
+    AddBotRequest, AddBotResponse, ClientMessage, CloseCode, RematchResponse, RoomInfo,
+    RoomOptions, ServerMessage, TakeSeatResponse,
 };
 use catan_protocol::{AdminRoomDetail, AdminRoomSummary, CloseRoomResponse};
 
@@ -143,6 +147,10 @@ pub(crate) enum Command {
         message: String,
         reply: oneshot::Sender<Result<(), LobbyError>>,
     },
+    Rematch {
+        token: String,
+        reply: oneshot::Sender<Result<RematchResponse, LobbyError>>,
+    },
 }
 
 /// A cloneable handle to a room's task.
@@ -168,7 +176,7 @@ impl RoomHandle {
             tx,
         };
         let tasks = ctx.tasks.clone();
-        let task = RoomTask::new(id, ctx, options, host_token, rx, handle.clone());
+        let task = RoomTask::new(id, ctx, options, &host_token, rx, handle.clone());
         tasks.spawn(task.run());
         handle
     }
@@ -188,12 +196,12 @@ impl RoomHandle {
             listed: record.game.options.listed,
             tx,
         };
-        let think = ctx.config.bot_think();
+        let settings = ctx.config.bot_settings();
         let tasks = ctx.tasks.clone();
         let (task, bots) = RoomTask::restore(record, actions, ctx, rx, handle.clone())?;
         tasks.spawn(task.run());
         for (token, kind) in bots {
-            crate::bot::spawn(handle.clone(), token, think, kind, rand::random());
+            crate::bot::spawn(handle.clone(), token, settings, kind, rand::random());
         }
         Ok(handle)
     }
@@ -255,6 +263,15 @@ impl RoomHandle {
             reply,
         })
         .await?
+    }
+
+    /// The room of the rematch of this finished game (made by the first call, with
+    /// the same options and bots; later calls answer the same room).
+    ///
+    /// # Errors
+    /// `InvalidToken`, `GameNotFinished`, `TooManyRooms`.
+    pub async fn rematch(&self, token: String) -> Result<RematchResponse, LobbyError> {
+        self.ask(|reply| Command::Rematch { token, reply }).await?
     }
 
     /// Starts the game (host only, every seat taken).

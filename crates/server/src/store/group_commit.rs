@@ -139,6 +139,12 @@ async fn run(pool: AnyPool, dialect: Dialect, hold: bool, mut rx: mpsc::Receiver
     };
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
+        // An append whose room stopped waiting (the call's time bound passed while
+        // it queued) was refused to its client: it must not be written after all.
+        batch.retain(|a: &Append| !a.reply.is_closed());
+        if batch.is_empty() {
+            continue;
+        }
         match write(&mut conn, sql, &batch).await {
             Ok(()) => {
                 for a in batch.drain(..) {

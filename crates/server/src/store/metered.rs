@@ -47,6 +47,9 @@ impl Store for Metered {
     async fn abandon_game(&self, game: Uuid) -> Result<(), StoreError> {
         self.timed(self.inner.abandon_game(game)).await
     }
+    async fn reserve_seq(&self, game: Uuid, up_to: u64) -> Result<(), StoreError> {
+        self.timed(self.inner.reserve_seq(game, up_to)).await
+    }
     async fn unfinished_games(&self) -> Result<Vec<GameRecord>, StoreError> {
         self.inner.unfinished_games().await
     }

@@ -2,19 +2,24 @@
 //! by default). A game is a row, its players, and an append-only action log; replay
 //! rebuilds the game from the log. Rooms write each action before broadcasting it.
 
+mod bounded;
 mod group_commit;
 mod metered;
 mod options;
+mod single;
 mod sql;
 
 use async_trait::async_trait;
-use catan_engine::{Action, Actor, FinalScore, Seat};
+use catan_engine::{Action, Actor, FinalScore, Game, Seat};
 use catan_protocol::{BotKind, PlayerResult, RoomOptions};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+pub use bounded::Bounded;
+pub(crate) use bounded::timed_out;
 pub use metered::Metered;
 pub use options::StoredOptions;
+pub use single::{SqliteLock, lock as lock_sqlite};
 pub use sql::SqlStore;
 
 /// Why the store failed, by what a caller can do about it. Every `sqlx::Error` is
@@ -200,6 +205,14 @@ pub struct ActionRecord {
 }
 
 impl ActionRecord {
+    /// Whether `other` is the same action at the same place in the log (whenever
+    /// each was taken).
+    #[must_use]
+    pub fn same_action(&self, other: &ActionRecord) -> bool {
+        (self.seq, self.room_seq, self.seat, self.action)
+            == (other.seq, other.room_seq, other.seat, other.action)
+    }
+
     /// Who acted, as the engine sees it.
     #[must_use]
     pub fn actor(&self) -> Actor {
@@ -210,8 +223,9 @@ impl ActionRecord {
 /// The result stored when a game ends.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finish {
-    /// The winner.
-    pub winner: Seat,
+    /// The winner; `None` when the turn limit ended the game, stored as a
+    /// NULL `winner`.
+    pub winner: Option<Seat>,
     /// When, Unix ms.
     pub finished_at: u64,
     /// Everyone's final score with VP cards revealed.
@@ -262,6 +276,10 @@ pub struct GameRecord {
     pub finished: Option<Finish>,
     /// The seats with their results.
     pub players: Vec<PlayerRecord>,
+    /// The highest sequence number reserved for the room's broadcasts
+    /// ([`Store::reserve_seq`]); `None` for a game stored before reservations
+    /// existed, or before the room made its first.
+    pub seq_reserved: Option<u64>,
 }
 
 /// Which finished games to list.
@@ -287,11 +305,17 @@ pub trait Store: Send + Sync + 'static {
     /// Marks a game that is still being played as abandoned (an administrator closed
     /// its room), so that it is not restored after a restart. Its log is kept.
     async fn abandon_game(&self, game: Uuid) -> Result<(), StoreError>;
+    /// Records that the room of `game` may number its broadcasts up to `up_to`
+    /// (`games.seq_reserved`; never lowered): a room restored after a restart
+    /// numbers its broadcasts after it.
+    async fn reserve_seq(&self, game: Uuid, up_to: u64) -> Result<(), StoreError>;
     /// Games started and not finished, for restoring rooms after a restart.
     async fn unfinished_games(&self) -> Result<Vec<GameRecord>, StoreError>;
-    /// Finished games, newest first.
+    /// Finished games of listed rooms, newest first (an unlisted room's game is
+    /// reachable by its id alone).
     async fn finished_games(&self, query: &GameQuery) -> Result<Vec<GameRecord>, StoreError>;
-    /// One game.
+    /// One game, with its players, read in one statement: a result being stored
+    /// is seen whole or not at all.
     ///
     /// # Errors
     /// [`StoreError::NotFound`] if no game has this id.
@@ -300,6 +324,16 @@ pub trait Store: Send + Sync + 'static {
     async fn actions(&self, id: Uuid) -> Result<Vec<ActionRecord>, StoreError>;
     /// Whether the database answers.
     async fn health(&self) -> Result<(), StoreError>;
+}
+
+/// Whether the next action of a stored log is part of the game after `game`: always,
+/// except once the game has ended at its turn limit with no winner. A log
+/// that goes on past that was written before the limit existed, when such games went
+/// on (its options read with the default limit); the rest of it is not part of the
+/// game. After a win more actions are a corrupt log, which the engine refuses.
+#[must_use]
+pub fn replayable(game: &Game) -> bool {
+    !game.is_over() || game.winner().is_some()
 }
 
 /// SHA-256 of `s`, as hex.

@@ -3,7 +3,7 @@
 //! field has a default, so a row written before a field was added still reads.
 
 use catan_engine::{GameOptions, MapKind};
-use catan_protocol::RoomOptions;
+use catan_protocol::{BotKind, RoomOptions};
 use serde::{Deserialize, Serialize};
 
 /// The JSON object in `games.options` (one flat object, as every version wrote it).
@@ -16,6 +16,9 @@ pub struct StoredOptions {
     pub vp_target: u8,
     /// Map kind.
     pub map: MapKind,
+    /// Turns after which the game ends with no winner (R-10.5). A row written before
+    /// the limit existed reads as the default, 1000.
+    pub turn_limit: u16,
     /// Seconds per phase; 0 = no turn timer.
     pub turn_timer_secs: u32,
     /// Seconds before a trade offer expires.
@@ -26,6 +29,11 @@ pub struct StoredOptions {
     pub listed: bool,
     /// Spectators allowed.
     pub spectators: bool,
+    /// Seconds an absent person's decision waits before a bot stands in; 0 = never.
+    /// A row written before stand-ins existed reads as the default, 60.
+    pub stand_in_secs: u32,
+    /// The kind of bot that stands in.
+    pub stand_in_level: BotKind,
 }
 
 impl Default for StoredOptions {
@@ -41,11 +49,14 @@ impl From<RoomOptions> for StoredOptions {
             players: o.game.players,
             vp_target: o.game.vp_target,
             map: o.game.map,
+            turn_limit: o.game.turn_limit,
             turn_timer_secs: o.turn_timer_secs,
             trade_timeout_secs: o.trade_timeout_secs,
             discard_timeout_secs: o.discard_timeout_secs,
             listed: o.listed,
             spectators: o.spectators,
+            stand_in_secs: o.stand_in_secs,
+            stand_in_level: o.stand_in_level,
         }
     }
 }
@@ -57,12 +68,15 @@ impl From<StoredOptions> for RoomOptions {
                 players: o.players,
                 vp_target: o.vp_target,
                 map: o.map,
+                turn_limit: o.turn_limit,
             },
             turn_timer_secs: o.turn_timer_secs,
             trade_timeout_secs: o.trade_timeout_secs,
             discard_timeout_secs: o.discard_timeout_secs,
             listed: o.listed,
             spectators: o.spectators,
+            stand_in_secs: o.stand_in_secs,
+            stand_in_level: o.stand_in_level,
         }
     }
 }
@@ -72,7 +86,7 @@ mod tests {
     use super::*;
 
     /// The `options` column of a game stored by the version before the store had its
-    /// own row type (tests/fixtures/stored_game_v1.json holds a whole stored game).
+    /// own row type (tests/fixtures/stored_game_v1.sql holds a whole stored game).
     const V1: &str = r#"{"players":3,"vp_target":8,"map":"beginner","turn_timer_secs":90,"trade_timeout_secs":30,"discard_timeout_secs":45,"listed":false,"spectators":true}"#;
 
     #[test]
@@ -83,8 +97,48 @@ mod tests {
         assert_eq!(o.game.map, MapKind::Beginner);
         assert_eq!(o.turn_timer_secs, 90);
         assert!(!o.listed);
+        // R-10.5: written before the turn limit existed, the row reads with the default.
+        assert_eq!(o.game.turn_limit, catan_engine::DEFAULT_TURN_LIMIT);
         let again = serde_json::to_string(&StoredOptions::from(o)).unwrap();
-        assert_eq!(again, V1, "the stored format is unchanged");
+        // Stand-ins came later still: the default, 60 s by a medium bot.
+        assert_eq!(o.stand_in_secs, catan_protocol::DEFAULT_STAND_IN_SECS);
+        assert_eq!(o.stand_in_level, BotKind::Medium);
+        let with_new = V1
+            .replace(
+                r#""map":"beginner","#,
+                r#""map":"beginner","turn_limit":1000,"#,
+            )
+            .replace(
+                r#""spectators":true}"#,
+                r#""spectators":true,"stand_in_secs":60,"stand_in_level":"medium"}"#,
+            );
+        assert_eq!(
+            again, with_new,
+            "the stored format is unchanged but for the new fields"
+        );
+    }
+
+    #[test]
+    fn the_turn_limit_is_stored_and_read_back() {
+        // R-10.5
+        let mut o = RoomOptions::default();
+        o.game.turn_limit = 100;
+        let row = serde_json::to_string(&StoredOptions::from(o)).unwrap();
+        assert!(row.contains(r#""turn_limit":100"#), "{row}");
+        let back: RoomOptions = serde_json::from_str::<StoredOptions>(&row).unwrap().into();
+        assert_eq!(back, o);
+    }
+
+    #[test]
+    fn the_stand_in_options_are_stored_and_read_back() {
+        let o = RoomOptions {
+            stand_in_secs: 0,
+            stand_in_level: BotKind::Hard,
+            ..RoomOptions::default()
+        };
+        let row = serde_json::to_string(&StoredOptions::from(o)).unwrap();
+        let back: RoomOptions = serde_json::from_str::<StoredOptions>(&row).unwrap().into();
+        assert_eq!(back, o);
     }
 
     #[test]

@@ -116,82 +116,108 @@ impl SqlStore {
         // for connections in use, and the writer holds one until its next batch.
         drop(self.pool.close());
     }
-
-    async fn players(&self, id: &str) -> Result<Vec<PlayerRecord>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT seat, name, bot, token_hash, final_vp, vp_cards FROM game_players \
-             WHERE game_id = $1 ORDER BY seat",
-        )
-        .bind(id)
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter()
-            .map(|r| {
-                let bot: Option<String> = r.try_get("bot")?;
-                Ok(PlayerRecord {
-                    seat: seat_of(r.try_get("seat")?)?,
-                    name: r.try_get("name")?,
-                    bot: bot
-                        .map(|b| b.parse::<BotKind>().map_err(corrupt))
-                        .transpose()?,
-                    token_hash: r.try_get("token_hash")?,
-                    final_vp: r
-                        .try_get::<Option<i64>, _>("final_vp")?
-                        .map(|v| u8::try_from(v).unwrap_or(0)),
-                    vp_cards: r
-                        .try_get::<Option<i64>, _>("vp_cards")?
-                        .map(|v| u8::try_from(v).unwrap_or(0)),
-                })
-            })
-            .collect()
-    }
-
-    async fn record(&self, row: &AnyRow) -> Result<GameRecord, StoreError> {
-        let id: String = row.try_get("id")?;
-        let players = self.players(&id).await?;
-        let options: String = row.try_get("options")?;
-        let seed: String = row.try_get("seed")?;
-        let finished = match row.try_get::<Option<i64>, _>("finished_at")? {
-            Some(at) => {
-                let scores: Option<String> = row.try_get("final_scores")?;
-                Some(Finish {
-                    winner: seat_of(row.try_get::<Option<i64>, _>("winner")?.unwrap_or(0))?,
-                    finished_at: to_u64(at),
-                    scores: serde_json::from_str(scores.as_deref().unwrap_or("[]"))
-                        .map_err(corrupt)?,
-                })
-            }
-            None => None,
-        };
-        let status = match row.try_get::<String, _>("status")?.as_str() {
-            "playing" => GameStatus::Playing,
-            "finished" => GameStatus::Finished,
-            "abandoned" => GameStatus::Abandoned,
-            other => return Err(corrupt(format!("unknown game status {other:?}"))),
-        };
-        Ok(GameRecord {
-            status,
-            game: NewGame {
-                id: Uuid::from_str(&id).map_err(corrupt)?,
-                options: serde_json::from_str::<StoredOptions>(&options)
-                    .map_err(corrupt)?
-                    .into(),
-                seed: seed.parse().map_err(corrupt)?,
-                seed_salt: row.try_get("seed_salt")?,
-                seed_commitment: row.try_get("seed_commitment")?,
-                host_token_hash: row.try_get("host_token_hash")?,
-                created_at: to_u64(row.try_get("created_at")?),
-                started_at: to_u64(row.try_get("started_at")?),
-                players: players.clone(),
-            },
-            finished,
-            players,
-        })
-    }
 }
 
+/// The player of a row of [`games_with_players`].
+fn player(r: &AnyRow) -> Result<PlayerRecord, StoreError> {
+    let bot: Option<String> = r.try_get("bot")?;
+    Ok(PlayerRecord {
+        seat: seat_of(r.try_get("seat")?)?,
+        name: r.try_get("name")?,
+        bot: bot
+            .map(|b| b.parse::<BotKind>().map_err(corrupt))
+            .transpose()?,
+        token_hash: r.try_get("token_hash")?,
+        final_vp: r
+            .try_get::<Option<i64>, _>("final_vp")?
+            .map(|v| u8::try_from(v).unwrap_or(0)),
+        vp_cards: r
+            .try_get::<Option<i64>, _>("vp_cards")?
+            .map(|v| u8::try_from(v).unwrap_or(0)),
+    })
+}
+
+/// A game as one row of [`games_with_players`] has it, with `players`.
+fn record(row: &AnyRow, players: Vec<PlayerRecord>) -> Result<GameRecord, StoreError> {
+    let id: String = row.try_get("id")?;
+    let options: String = row.try_get("options")?;
+    let seed: String = row.try_get("seed")?;
+    let finished = match row.try_get::<Option<i64>, _>("finished_at")? {
+        Some(at) => {
+            let scores: Option<String> = row.try_get("final_scores")?;
+            Some(Finish {
+                winner: row
+                    .try_get::<Option<i64>, _>("winner")?
+                    .map(seat_of)
+                    .transpose()?,
+                finished_at: to_u64(at),
+                scores: serde_json::from_str(scores.as_deref().unwrap_or("[]")).map_err(corrupt)?,
+            })
+        }
+        None => None,
+    };
+    let status = match row.try_get::<String, _>("status")?.as_str() {
+        "playing" => GameStatus::Playing,
+        "finished" => GameStatus::Finished,
+        "abandoned" => GameStatus::Abandoned,
+        other => return Err(corrupt(format!("unknown game status {other:?}"))),
+    };
+    Ok(GameRecord {
+        status,
+        game: NewGame {
+            id: Uuid::from_str(&id).map_err(corrupt)?,
+            options: serde_json::from_str::<StoredOptions>(&options)
+                .map_err(corrupt)?
+                .into(),
+            seed: seed.parse().map_err(corrupt)?,
+            seed_salt: row.try_get("seed_salt")?,
+            seed_commitment: row.try_get("seed_commitment")?,
+            host_token_hash: row.try_get("host_token_hash")?,
+            created_at: to_u64(row.try_get("created_at")?),
+            started_at: to_u64(row.try_get("started_at")?),
+            players: players.clone(),
+        },
+        finished,
+        players,
+        seq_reserved: row.try_get::<Option<i64>, _>("seq_reserved")?.map(to_u64),
+    })
+}
+
+/// Games from the rows of one [`games_with_players`] statement: one row per seat,
+/// a game's rows together, in seat order. One statement reads one consistent state
+/// of the database: a result being written is seen whole or not at all.
+fn records(rows: &[AnyRow]) -> Result<Vec<GameRecord>, StoreError> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < rows.len() {
+        let id: String = rows[start].try_get("id")?;
+        let mut end = start + 1;
+        while end < rows.len() && rows[end].try_get::<String, _>("id")? == id {
+            end += 1;
+        }
+        let players = rows[start..end]
+            .iter()
+            .map(player)
+            .collect::<Result<_, _>>()?;
+        out.push(record(&rows[start], players)?);
+        start = end;
+    }
+    Ok(out)
+}
+
+/// The columns of `games` a [`GameRecord`] is read from.
 const GAME_COLUMNS: &str = "id, options, seed, seed_salt, seed_commitment, host_token_hash, \
-     status, created_at, started_at, finished_at, winner, final_scores";
+     status, created_at, started_at, finished_at, winner, final_scores, seq_reserved";
+
+/// Games with their players in one statement: `{games}` is a subquery of `games`
+/// (its filter, order and page), `{order}` the order of its games again (on `g`);
+/// each game's seats follow in order.
+fn games_with_players(games: &str, order: &str) -> String {
+    format!(
+        "SELECT g.*, p.seat, p.name, p.bot, p.token_hash, p.final_vp, p.vp_cards \
+         FROM ({games}) g JOIN game_players p ON p.game_id = g.id ORDER BY {order}, p.seat"
+    )
+}
 
 #[async_trait]
 impl Store for SqlStore {
@@ -200,7 +226,8 @@ impl Store for SqlStore {
         let id = game.id.to_string();
         sqlx::query(
             "INSERT INTO games (id, options, seed, seed_salt, seed_commitment, host_token_hash, \
-             status, created_at, started_at) VALUES ($1, $2, $3, $4, $5, $6, 'playing', $7, $8)",
+             status, created_at, started_at, listed) \
+             VALUES ($1, $2, $3, $4, $5, $6, 'playing', $7, $8, $9)",
         )
         .bind(&id)
         .bind(serde_json::to_string(&StoredOptions::from(game.options)).map_err(corrupt)?)
@@ -210,6 +237,7 @@ impl Store for SqlStore {
         .bind(&game.host_token_hash)
         .bind(to_i64(game.created_at))
         .bind(to_i64(game.started_at))
+        .bind(i64::from(game.options.listed))
         .execute(&mut *tx)
         .await?;
         for p in &game.players {
@@ -243,7 +271,7 @@ impl Store for SqlStore {
         )
         .bind(&id)
         .bind(to_i64(finish.finished_at))
-        .bind(i64::from(finish.winner.0))
+        .bind(finish.winner.map(|w| i64::from(w.0)))
         .bind(serde_json::to_string(&finish.scores).map_err(corrupt)?)
         .execute(&mut *tx)
         .await?;
@@ -270,58 +298,68 @@ impl Store for SqlStore {
         Ok(())
     }
 
-    async fn unfinished_games(&self) -> Result<Vec<GameRecord>, StoreError> {
-        let rows = sqlx::query(&format!(
-            "SELECT {GAME_COLUMNS} FROM games WHERE status = 'playing' ORDER BY created_at"
-        ))
-        .fetch_all(&self.pool)
+    async fn reserve_seq(&self, game: Uuid, up_to: u64) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE games SET seq_reserved = $2 WHERE id = $1 \
+             AND (seq_reserved IS NULL OR seq_reserved < $2)",
+        )
+        .bind(game.to_string())
+        .bind(to_i64(up_to))
+        .execute(&self.pool)
         .await?;
-        let mut out = Vec::with_capacity(rows.len());
-        for r in &rows {
-            out.push(self.record(r).await?);
-        }
-        Ok(out)
+        Ok(())
     }
 
+    async fn unfinished_games(&self) -> Result<Vec<GameRecord>, StoreError> {
+        let sql = games_with_players(
+            &format!("SELECT {GAME_COLUMNS} FROM games WHERE status = 'playing'"),
+            "g.created_at, g.id",
+        );
+        records(&sqlx::query(&sql).fetch_all(&self.pool).await?)
+    }
+
+    /// Only listed games: an unlisted (private) room's game is reachable by its id
+    /// alone.
     async fn finished_games(&self, q: &GameQuery) -> Result<Vec<GameRecord>, StoreError> {
+        let order = "finished_at DESC, id";
         let rows = match &q.player {
             Some(name) => {
-                sqlx::query(&format!(
-                    "SELECT {GAME_COLUMNS} FROM games WHERE status = 'finished' AND id IN \
-                     (SELECT game_id FROM game_players WHERE name = $1) \
-                     ORDER BY finished_at DESC, id LIMIT $2 OFFSET $3"
-                ))
-                .bind(name)
-                .bind(to_i64(q.limit))
-                .bind(to_i64(q.offset))
-                .fetch_all(&self.pool)
-                .await?
+                let games = format!(
+                    "SELECT {GAME_COLUMNS} FROM games WHERE status = 'finished' AND listed = 1 \
+                     AND id IN (SELECT game_id FROM game_players WHERE name = $1) \
+                     ORDER BY {order} LIMIT $2 OFFSET $3"
+                );
+                sqlx::query(&games_with_players(&games, "g.finished_at DESC, g.id"))
+                    .bind(name)
+                    .bind(to_i64(q.limit))
+                    .bind(to_i64(q.offset))
+                    .fetch_all(&self.pool)
+                    .await?
             }
             None => {
-                sqlx::query(&format!(
-                    "SELECT {GAME_COLUMNS} FROM games WHERE status = 'finished' \
-                     ORDER BY finished_at DESC, id LIMIT $1 OFFSET $2"
-                ))
-                .bind(to_i64(q.limit))
-                .bind(to_i64(q.offset))
-                .fetch_all(&self.pool)
-                .await?
+                let games = format!(
+                    "SELECT {GAME_COLUMNS} FROM games WHERE status = 'finished' AND listed = 1 \
+                     ORDER BY {order} LIMIT $1 OFFSET $2"
+                );
+                sqlx::query(&games_with_players(&games, "g.finished_at DESC, g.id"))
+                    .bind(to_i64(q.limit))
+                    .bind(to_i64(q.offset))
+                    .fetch_all(&self.pool)
+                    .await?
             }
         };
-        let mut out = Vec::with_capacity(rows.len());
-        for r in &rows {
-            out.push(self.record(r).await?);
-        }
-        Ok(out)
+        records(&rows)
     }
 
     async fn game(&self, id: Uuid) -> Result<GameRecord, StoreError> {
-        let row = sqlx::query(&format!("SELECT {GAME_COLUMNS} FROM games WHERE id = $1"))
+        let games = format!("SELECT {GAME_COLUMNS} FROM games WHERE id = $1");
+        let rows = sqlx::query(&games_with_players(&games, "g.id"))
             .bind(id.to_string())
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or_else(|| StoreError::NotFound(format!("game {id}")))?;
-        self.record(&row).await
+            .fetch_all(&self.pool)
+            .await?;
+        records(&rows)?
+            .pop()
+            .ok_or_else(|| StoreError::NotFound(format!("game {id}")))
     }
 
     async fn actions(&self, id: Uuid) -> Result<Vec<ActionRecord>, StoreError> {

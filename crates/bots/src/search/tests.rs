@@ -1,0 +1,177 @@
+//! The hard level decides from its view alone, and its determinizations agree with
+//! that view.
+
+use catan_engine::{Action, Actor, Game, GameOptions, GameView, Phase, Seat};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::{Budget, SearchBot, determinize};
+use crate::arena;
+use crate::{Level, Strategy};
+
+/// A game of medium bots played until seat `current` may build in turn `turn` or
+/// later.
+fn midgame(seed: u64, turn: u32) -> Game {
+    let mut game = Game::new(GameOptions::default(), seed).unwrap();
+    let mut bots: Vec<Box<dyn Strategy + Send>> = (0..4)
+        .map(|_| Box::new(crate::HeuristicBot::at(Level::Medium)) as Box<dyn Strategy + Send>)
+        .collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (mut legal, mut events) = (Vec::new(), Vec::new());
+    while !(game.turn() >= turn && game.phase() == Phase::Main && game.offers().is_empty()) {
+        assert!(!game.is_over(), "seed {seed} ended before turn {turn}");
+        arena::step(&mut game, &mut bots, &mut rng, &mut legal, &mut events).unwrap();
+    }
+    game
+}
+
+/// `game` with what `me` cannot see changed: the opponents' hands dealt again with
+/// the same counts (rotated among the cards they hold), the deck reversed and
+/// another seed for the dice.
+fn hidden_changed(game: &Game, me: Seat) -> Game {
+    let mut p = game.to_position();
+    let others: Vec<usize> = (0..p.seats.len()).filter(|&i| i != me.index()).collect();
+    let mut cards: Vec<catan_engine::Resource> = Vec::new();
+    for &i in &others {
+        for r in catan_engine::Resource::ALL {
+            cards.extend(std::iter::repeat_n(r, usize::from(p.seats[i].hand.get(r))));
+        }
+    }
+    let half = cards.len() / 2;
+    cards.rotate_left(half);
+    for &i in &others {
+        let n = p.seats[i].hand.total();
+        p.seats[i].hand = catan_engine::Resources::ZERO;
+        for _ in 0..n {
+            let r = cards.pop().unwrap();
+            *p.seats[i].hand.get_mut(r) += 1;
+        }
+    }
+    p.dev_deck.reverse();
+    p.seed ^= 0xDEAD_BEEF;
+    Game::from_position(p).unwrap()
+}
+
+fn choice(view: &GameView, legal: &[Action]) -> Action {
+    choice_within(view, legal, Budget::iterations(48))
+}
+
+fn choice_within(view: &GameView, legal: &[Action], budget: Budget) -> Action {
+    let mut bot = SearchBot::new(budget);
+    bot.choose(view, legal, &mut ChaCha8Rng::seed_from_u64(3))
+}
+
+/// Whole-game playouts are slow in a debug build: few of them.
+const SETUP_BUDGET: Budget = Budget {
+    setup_playouts: 16,
+    ..Budget::iterations(48)
+};
+
+#[test]
+fn games_differing_only_in_what_the_seat_cannot_see_give_it_the_same_input_and_choice() {
+    for seed in [1, 2, 3] {
+        let a = midgame(seed, 12);
+        let me = a.current();
+        let b = hidden_changed(&a, me);
+        assert_ne!(a, b, "seed {seed}: the hidden information differs");
+        let (va, vb) = (a.view(Some(me)), b.view(Some(me)));
+        assert_eq!(va, vb, "seed {seed}: the same view");
+        let (la, lb) = (a.legal_actions(me), b.legal_actions(me));
+        assert_eq!(la, lb);
+        let pick = choice(&va, &la);
+        assert_eq!(pick, choice(&vb, &lb));
+        // Legal (an offer is of the bot's own terms, so the engine is the judge).
+        let mut played = a.clone();
+        played
+            .apply(Actor::Seat(me), pick)
+            .unwrap_or_else(|e| panic!("seed {seed}: {pick:?} refused: {e}"));
+    }
+}
+
+#[test]
+fn every_determinization_shows_the_seat_exactly_its_view() {
+    // Counts, bank, own cards, pieces, awards, phase: a draw changes only what the
+    // view hides, and the opponents' hands and cards are what the bank and the
+    // counts leave.
+    let game = midgame(4, 20);
+    for seat in game.seats() {
+        let view = game.view(Some(seat));
+        let mut rng = ChaCha8Rng::seed_from_u64(u64::from(seat.0));
+        let mut differs = false;
+        for _ in 0..20 {
+            let d = determinize(&view, &mut rng).expect("a valid draw");
+            assert_eq!(d.view(Some(seat)), view);
+            differs |= d
+                .seats()
+                .any(|s| s != seat && d.player(s).hand != game.player(s).hand);
+        }
+        assert!(differs, "the hidden hands are drawn, not copied");
+    }
+}
+
+/// A game of medium bots played until `placements` setup placements are done
+/// the next seat is to place a settlement.
+fn in_setup(seed: u64, placements: u8) -> Game {
+    let mut game = Game::new(GameOptions::default(), seed).unwrap();
+    let mut bots: Vec<Box<dyn Strategy + Send>> = (0..4)
+        .map(|_| Box::new(crate::HeuristicBot::at(Level::Medium)) as Box<dyn Strategy + Send>)
+        .collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (mut legal, mut events) = (Vec::new(), Vec::new());
+    while game.phase()
+        != (Phase::Setup {
+            index: placements,
+            settlement: None,
+        })
+    {
+        arena::step(&mut game, &mut bots, &mut rng, &mut legal, &mut events).unwrap();
+    }
+    game
+}
+
+#[test]
+fn setup_determinizations_follow_the_snake_order_and_show_the_view() {
+    // the first seat is not in the view; it follows from the placement index
+    // and the current seat, so a draw at every placement is a valid game.
+    for placements in 0..8 {
+        let game = in_setup(5 + u64::from(placements), placements);
+        let me = game.current();
+        let view = game.view(Some(me));
+        let d = determinize(&view, &mut ChaCha8Rng::seed_from_u64(9)).expect("a valid draw");
+        assert_eq!(d.view(Some(me)), view, "placement {placements}");
+        assert_eq!(d.current(), me);
+    }
+}
+
+#[test]
+fn setup_placements_are_searched_from_the_view_alone() {
+    // The first and the second settlement and their roads: a legal choice,
+    // the same one when only the hidden deck and dice differ.
+    for placements in [1, 6] {
+        let mut a = in_setup(3, placements);
+        let me = a.current();
+        let mut p = a.to_position();
+        p.dev_deck.reverse();
+        p.seed ^= 0xDEAD_BEEF;
+        let b = Game::from_position(p).unwrap();
+        assert_ne!(a, b);
+        let (va, vb) = (a.view(Some(me)), b.view(Some(me)));
+        assert_eq!(va, vb);
+        let legal = a.legal_actions(me);
+        let pick = choice_within(&va, &legal, SETUP_BUDGET);
+        assert!(matches!(pick, Action::BuildSettlement { .. }), "{pick:?}");
+        assert!(legal.contains(&pick));
+        assert_eq!(pick, choice_within(&vb, &legal, SETUP_BUDGET));
+        // Its road, on both games.
+        let mut b = b;
+        a.apply(Actor::Seat(me), pick).unwrap();
+        b.apply(Actor::Seat(me), pick).unwrap();
+        let (va, vb) = (a.view(Some(me)), b.view(Some(me)));
+        assert_eq!(va, vb);
+        let legal = a.legal_actions(me);
+        let road = choice_within(&va, &legal, SETUP_BUDGET);
+        assert!(matches!(road, Action::BuildRoad { .. }), "{road:?}");
+        assert!(legal.contains(&road));
+        assert_eq!(road, choice_within(&vb, &legal, SETUP_BUDGET));
+    }
+}

@@ -1,0 +1,241 @@
+//! The load generator: R room slots, each driven by one tokio task that creates a
+//! room over HTTP, takes its 4 seats, opens 4 real WebSockets, starts the game and
+//! plays it to the end as 4 well-behaved random clients, then starts a new room,
+//! until the measured window closes. Loopback targets only; every run is bounded.
+//!
+//! # Layout
+//!
+//! - this module: what to run ([`LoadConfig`], its caps) and the runner, which
+//!   spawns the room slots and sums up what they counted;
+//! - `play`: one room slot: setting rooms up over HTTP, and the play loop over the
+//!   4 WebSockets of each game (or, in idle mode, holding the sockets open);
+//! - `misbehave`: the misbehaving client of each room (`--misbehave`);
+//! - `report`: what a slot counts, the server's resources sampled around the
+//!   measured window, and the [`Report`] built from both.
+
+mod misbehave;
+mod play;
+mod report;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::Semaphore;
+
+use crate::lobby::Lobby;
+use crate::target::Target;
+use play::{idle_slot, play_slot};
+pub use report::Report;
+use report::{SlotStats, monitor, report};
+
+/// Most room slots one run may drive.
+pub const MAX_ROOMS: usize = 10_000;
+/// Longest measured window.
+pub const MAX_DURATION: Duration = Duration::from_secs(600);
+/// Longest warm-up.
+pub const MAX_WARMUP: Duration = Duration::from_secs(120);
+/// Seats per room.
+const SEATS: usize = 4;
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct LoadConfig {
+    /// The server (checked to be loopback by [`LoadConfig::check`]).
+    pub target: Target,
+    /// Concurrent room slots.
+    pub rooms: usize,
+    /// Measured window.
+    pub duration: Duration,
+    /// Time before the window, not measured.
+    pub warmup: Duration,
+    /// Pause before a seat acts once it may.
+    pub think: Duration,
+    /// The server's process id, for its RSS and CPU time.
+    pub server_pid: Option<u32>,
+    /// An action not acknowledged within this is an error (the room is abandoned).
+    pub action_timeout: Duration,
+    /// Rooms being set up (HTTP calls, WebSocket upgrades) at once.
+    pub setup_concurrency: usize,
+    /// Idle mode: create the rooms, take and connect the seats, start the games, and
+    /// hold them without playing.
+    pub idle: bool,
+    /// In idle mode, how many rooms get their 4 WebSockets (the rest are only
+    /// created, seated and started): file descriptors are limited.
+    pub idle_connect_rooms: usize,
+    /// Interval of the server RSS samples.
+    pub sample_every: Duration,
+    /// Seed of the clients' random choices.
+    pub seed: u64,
+    /// Victory points to win (10 as in a real game; tests use fewer to end sooner).
+    pub vp_target: u8,
+    /// One misbehaving spectator per room beside the four seats (flooding, not
+    /// reading, sending garbage or reconnecting without end, by slot in turn).
+    pub misbehave: bool,
+    /// Each room slot's clients connect from a loopback address of their own
+    /// (127.1.x.y for the seats, 127.2.x.y for the misbehaving spectator), so the
+    /// server's per-address limits apply to each room as to one household, as they
+    /// would on the internet. Only for an IPv4 target; off: every client from the
+    /// system's choice (then the server's per-address limits must be raised).
+    pub spread_addresses: bool,
+}
+
+/// Why a configuration is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// Out of the hard caps.
+    #[error("{0}")]
+    OutOfBounds(String),
+}
+
+impl LoadConfig {
+    /// Defaults for `target`: 10 rooms, 10 s after 2 s of warm-up, no think time.
+    #[must_use]
+    pub fn new(target: Target) -> LoadConfig {
+        LoadConfig {
+            target,
+            rooms: 10,
+            duration: Duration::from_secs(10),
+            warmup: Duration::from_secs(2),
+            think: Duration::ZERO,
+            server_pid: None,
+            action_timeout: Duration::from_secs(10),
+            setup_concurrency: 64,
+            idle: false,
+            idle_connect_rooms: usize::MAX,
+            sample_every: Duration::from_secs(10),
+            seed: 1,
+            vp_target: 10,
+            misbehave: false,
+            spread_addresses: true,
+        }
+    }
+
+    /// The target as room slot `slot`'s seats (or, if `misbehaving`, its
+    /// misbehaving spectator) reach it (see [`LoadConfig::spread_addresses`]).
+    #[must_use]
+    pub fn slot_target(&self, slot: usize, misbehaving: bool) -> Target {
+        let ipv4 = self.target.host.parse::<std::net::Ipv4Addr>().is_ok();
+        if !self.spread_addresses || !ipv4 {
+            return self.target.clone();
+        }
+        // Slots are fewer than MAX_ROOMS < 65,535: two octets, never .0.0.
+        let [_, _, hi, lo] = u32::try_from(slot + 1).unwrap_or(u32::MAX).to_be_bytes();
+        let net = if misbehaving { 2 } else { 1 };
+        self.target
+            .from_source(std::net::Ipv4Addr::new(127, net, hi, lo).into())
+    }
+
+    /// Checks the hard caps and that the target is loopback.
+    ///
+    /// # Errors
+    /// [`ConfigError::OutOfBounds`] with the reason.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        let bad = |m: String| Err(ConfigError::OutOfBounds(m));
+        if crate::target::parse_loopback(&self.target.http).is_err() {
+            return bad(format!("target {} is not loopback", self.target.host));
+        }
+        if self.rooms == 0 || self.rooms > MAX_ROOMS {
+            return bad(format!("rooms must be 1..={MAX_ROOMS}"));
+        }
+        if self.duration.is_zero() || self.duration > MAX_DURATION {
+            return bad(format!("duration must be 1..={} s", MAX_DURATION.as_secs()));
+        }
+        if self.warmup > MAX_WARMUP {
+            return bad(format!("warmup is at most {} s", MAX_WARMUP.as_secs()));
+        }
+        if self.think > Duration::from_secs(10) {
+            return bad("think is at most 10 s".into());
+        }
+        if self.setup_concurrency == 0 || self.setup_concurrency > 1024 {
+            return bad("setup concurrency must be 1..=1024".into());
+        }
+        Ok(())
+    }
+
+    /// Rooms whose seats get WebSockets.
+    fn connected_rooms(&self) -> usize {
+        if self.idle {
+            self.rooms.min(self.idle_connect_rooms)
+        } else {
+            self.rooms
+        }
+    }
+}
+
+/// The measured window.
+#[derive(Debug, Clone, Copy)]
+struct Window {
+    start: Instant,
+    end: Instant,
+}
+
+impl Window {
+    fn contains(&self, t: Instant) -> bool {
+        t >= self.start && t < self.end
+    }
+}
+
+/// Runs the load described by `config` and reports what it measured.
+///
+/// # Errors
+/// If the configuration is refused (caps, non-loopback target).
+pub async fn run(config: LoadConfig) -> Result<Report, ConfigError> {
+    config.check()?;
+    let config = Arc::new(config);
+    let setup = Arc::new(Semaphore::new(config.setup_concurrency));
+    let t0 = Instant::now();
+    let window = Window {
+        start: t0 + config.warmup,
+        end: t0 + config.warmup + config.duration,
+    };
+    let connected_rooms = config.connected_rooms();
+    let mut tasks = Vec::with_capacity(config.rooms);
+    for slot in 0..config.rooms {
+        let (config, setup) = (config.clone(), setup.clone());
+        let target = config.slot_target(slot, false);
+        let lobby = Lobby::new(&target);
+        let connect = slot < connected_rooms;
+        tasks.push(tokio::spawn(async move {
+            let mut stats = SlotStats::new();
+            if config.idle {
+                idle_slot(&config, &lobby, &setup, window, connect, &mut stats).await;
+            } else {
+                play_slot(&config, &lobby, &setup, window, slot, &mut stats).await;
+            }
+            stats
+        }));
+    }
+    let monitor = tokio::spawn(monitor(config.server_pid, window, config.sample_every));
+    let mut total = SlotStats::new();
+    for t in tasks {
+        match t.await {
+            Ok(s) => total.absorb(s),
+            Err(e) => total.error(format!("room task panicked: {e}")),
+        }
+    }
+    let usage = monitor.await.unwrap_or_default();
+    Ok(report(&config, &total, &usage))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_room_slot_connects_from_its_own_loopback_address() {
+        let config = LoadConfig::new(crate::target::parse_loopback("ws://127.0.0.1:9").unwrap());
+        let ip = |slot, bad| config.slot_target(slot, bad).source.map(|a| a.to_string());
+        assert_eq!(ip(0, false).as_deref(), Some("127.1.0.1"));
+        assert_eq!(ip(300, false).as_deref(), Some("127.1.1.45"));
+        assert_eq!(ip(300, true).as_deref(), Some("127.2.1.45"));
+        assert_eq!(ip(MAX_ROOMS - 1, false).as_deref(), Some("127.1.39.16"));
+        // Not for a name or IPv6, and not when turned off.
+        for url in ["ws://localhost:9", "ws://[::1]:9"] {
+            let c = LoadConfig::new(crate::target::parse_loopback(url).unwrap());
+            assert_eq!(c.slot_target(3, false).source, None, "{url}");
+        }
+        let mut one = config.clone();
+        one.spread_addresses = false;
+        assert_eq!(one.slot_target(3, true).source, None);
+    }
+}

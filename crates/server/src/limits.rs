@@ -1,0 +1,266 @@
+//! Abuse limits shared by the HTTP API and the WebSocket: token buckets (one per
+//! connection, one per client address for costly lobby calls) and the count of open
+//! WebSockets, in total and per client address.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::error::LobbyError;
+
+/// A token bucket: `rate` tokens per second, up to `burst`, full at first.
+#[derive(Debug, Clone)]
+pub struct Bucket {
+    tokens: f64,
+    burst: f64,
+    rate: f64,
+    last: Instant,
+}
+
+impl Bucket {
+    /// A full bucket refilled at `rate` tokens per second (at least a little), holding
+    /// at most `burst` (at least one).
+    #[must_use]
+    pub fn new(rate: f64, burst: f64) -> Bucket {
+        let burst = burst.max(1.0);
+        Bucket {
+            tokens: burst,
+            burst,
+            rate: rate.max(1e-6),
+            last: Instant::now(),
+        }
+    }
+
+    fn refill(&mut self) {
+        let now = Instant::now();
+        let dt = now.duration_since(self.last).as_secs_f64();
+        self.last = now;
+        self.tokens = (self.tokens + dt * self.rate).min(self.burst);
+    }
+
+    /// Takes one token, or says how long until one is there.
+    ///
+    /// # Errors
+    /// The wait until the next token, when the bucket is empty.
+    pub fn take(&mut self) -> Result<(), Duration> {
+        self.refill();
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            Ok(())
+        } else {
+            Err(Duration::from_secs_f64((1.0 - self.tokens) / self.rate))
+        }
+    }
+
+    /// Whether the bucket has refilled to its burst (it then holds no information).
+    fn is_full(&mut self) -> bool {
+        self.refill();
+        self.tokens >= self.burst
+    }
+}
+
+/// Addresses tracked before full buckets are forgotten.
+const PRUNE_ABOVE: usize = 4096;
+
+/// One token bucket per client address (protocol.md section 20): one limiter for
+/// the costly lobby calls (creating rooms, taking seats, adding bots), another for
+/// WebSocket upgrades.
+#[derive(Debug)]
+pub struct AddressLimiter {
+    per_min: u32,
+    burst: u32,
+    buckets: Mutex<HashMap<IpAddr, Bucket>>,
+}
+
+impl AddressLimiter {
+    /// `per_min` calls a minute on average per address, `burst` at once; a
+    /// `per_min` of 0 turns the limit off.
+    #[must_use]
+    pub fn new(per_min: u32, burst: u32) -> AddressLimiter {
+        AddressLimiter {
+            per_min,
+            burst,
+            buckets: Mutex::default(),
+        }
+    }
+
+    /// Counts one costly call from `addr`.
+    ///
+    /// # Errors
+    /// `rate_limited` with the whole seconds to wait, when `addr` is over its rate.
+    pub fn check(&self, addr: IpAddr) -> Result<(), LobbyError> {
+        if self.per_min == 0 {
+            return Ok(());
+        }
+        let mut buckets = self.buckets.lock().expect("rate limiter lock");
+        if buckets.len() > PRUNE_ABOVE {
+            buckets.retain(|_, b| !b.is_full());
+        }
+        let rate = f64::from(self.per_min) / 60.0;
+        let burst = f64::from(self.burst);
+        buckets
+            .entry(addr)
+            .or_insert_with(|| Bucket::new(rate, burst))
+            .take()
+            .map_err(|wait| LobbyError::RateLimited {
+                retry_after_secs: wait.as_secs() + u64::from(wait.subsec_nanos() > 0),
+            })
+    }
+}
+
+/// Descriptors kept for the database, the admin listener, logs and files: the public
+/// listener's cap stays this far below the process's open-file limit.
+pub const DESCRIPTOR_RESERVE: usize = 128;
+
+/// Sockets of the public listener kept for plain HTTP (`/healthz` among them): the
+/// WebSocket cap stays this far below the listener's.
+pub const HTTP_RESERVE: usize = 16;
+
+/// The caps in force: `(max_connections, max_websockets)` as configured, lowered to
+/// fit the open-file limit `nofile` (when known) less [`DESCRIPTOR_RESERVE`], with
+/// WebSockets at least [`HTTP_RESERVE`] below the listener's cap.
+#[must_use]
+pub fn socket_budget(
+    max_connections: usize,
+    max_websockets: usize,
+    nofile: Option<usize>,
+) -> (usize, usize) {
+    let connections = nofile
+        .map_or(max_connections, |n| {
+            max_connections.min(n.saturating_sub(DESCRIPTOR_RESERVE))
+        })
+        .max(1);
+    let websockets = max_websockets.min(connections.saturating_sub(HTTP_RESERVE));
+    (connections, websockets)
+}
+
+/// The soft limit on open files of this process, where the system says (Linux).
+#[must_use]
+pub fn open_file_limit() -> Option<usize> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+    line.split_whitespace().nth(3)?.parse().ok()
+}
+
+/// The open WebSockets, in total and per client address, with their caps.
+#[derive(Debug)]
+pub struct SocketCounts {
+    max_total: usize,
+    max_per_address: usize,
+    open: Mutex<(usize, HashMap<IpAddr, usize>)>,
+}
+
+/// One open WebSocket, counted until it is dropped.
+#[derive(Debug)]
+pub struct SocketSlot {
+    counts: Arc<SocketCounts>,
+    addr: IpAddr,
+}
+
+impl SocketCounts {
+    /// Caps of `max_total` WebSockets and `max_per_address` from one address.
+    #[must_use]
+    pub fn new(max_total: usize, max_per_address: usize) -> SocketCounts {
+        SocketCounts {
+            max_total,
+            max_per_address,
+            open: Mutex::default(),
+        }
+    }
+
+    /// Counts a new WebSocket from `addr`, for as long as the slot lives.
+    ///
+    /// # Errors
+    /// `too_many_connections` when `addr` has its share open, `server_busy` when the
+    /// server has as many as it takes.
+    pub fn open(self: &Arc<Self>, addr: IpAddr) -> Result<SocketSlot, LobbyError> {
+        let mut open = self.open.lock().expect("socket count lock");
+        let (total, per) = &mut *open;
+        let mine = per.get(&addr).copied().unwrap_or(0);
+        if mine >= self.max_per_address {
+            return Err(LobbyError::TooManyConnections);
+        }
+        if *total >= self.max_total {
+            return Err(LobbyError::ServerBusy);
+        }
+        *total += 1;
+        per.insert(addr, mine + 1);
+        Ok(SocketSlot {
+            counts: self.clone(),
+            addr,
+        })
+    }
+}
+
+impl Drop for SocketSlot {
+    fn drop(&mut self) {
+        let mut open = self.counts.open.lock().expect("socket count lock");
+        let (total, per) = &mut *open;
+        *total -= 1;
+        if let Some(n) = per.get_mut(&self.addr) {
+            *n -= 1;
+            if *n == 0 {
+                per.remove(&self.addr);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_bucket_gives_its_burst_then_its_rate() {
+        let mut b = Bucket::new(2.0, 3.0);
+        for _ in 0..3 {
+            assert!(b.take().is_ok());
+        }
+        let wait = b.take().unwrap_err();
+        assert_eq!(wait, Duration::from_millis(500));
+        tokio::time::advance(wait).await;
+        assert!(b.take().is_ok());
+        assert!(b.take().is_err());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn addresses_have_their_own_buckets_and_are_told_when_to_retry() {
+        let l = AddressLimiter::new(6, 2);
+        let a: IpAddr = "192.0.2.1".parse().unwrap();
+        let b: IpAddr = "192.0.2.2".parse().unwrap();
+        assert!(l.check(a).is_ok() && l.check(a).is_ok());
+        assert_eq!(
+            l.check(a),
+            Err(LobbyError::RateLimited {
+                retry_after_secs: 10
+            })
+        );
+        assert!(l.check(b).is_ok());
+        assert!(AddressLimiter::new(0, 0).check(a).is_ok(), "0 turns it off");
+    }
+
+    #[test]
+    fn the_caps_fit_the_open_file_limit_and_leave_room_for_http() {
+        assert_eq!(socket_budget(10_000, 9_000, None), (10_000, 9_000));
+        assert_eq!(socket_budget(10_000, 9_000, Some(1024)), (896, 880));
+        assert_eq!(socket_budget(100, 100, Some(1_000_000)), (100, 84));
+        assert!(open_file_limit().is_some_and(|n| n > 0) || !cfg!(target_os = "linux"));
+    }
+
+    #[test]
+    fn sockets_are_capped_per_address_and_in_total_and_freed_on_drop() {
+        let c = Arc::new(SocketCounts::new(3, 2));
+        let a: IpAddr = "192.0.2.1".parse().unwrap();
+        let b: IpAddr = "192.0.2.2".parse().unwrap();
+        let a1 = c.open(a).unwrap();
+        let _a2 = c.open(a).unwrap();
+        assert_eq!(c.open(a).unwrap_err(), LobbyError::TooManyConnections);
+        let _b1 = c.open(b).unwrap();
+        assert_eq!(c.open(b).unwrap_err(), LobbyError::ServerBusy);
+        drop(a1);
+        assert!(c.open(b).is_ok());
+    }
+}

@@ -1,0 +1,44 @@
+//! What the admin API shows of a room (protocol.md 22): everything it holds,
+//! unredacted, for the operator only.
+
+use catan_protocol::{AdminRoomDetail, AdminRoomSummary};
+
+use super::{Match, Room, Stage};
+
+impl Room {
+    /// The room as listed to administrators.
+    pub(crate) fn admin_summary(&self) -> AdminRoomSummary {
+        let info = self.info();
+        AdminRoomSummary {
+            id: self.id,
+            status: self.status(),
+            phase: self.stage.game().map(|m| m.game.phase()),
+            options: self.options,
+            seats: info.seats,
+            spectators: self.conns.values().filter(|c| c.seat.is_none()).count(),
+            created_at: self.created_at,
+            last_activity: self.last_activity.unix_ms,
+            seq: self.seq,
+            actions: self.stage.game().map_or(0, Match::actions),
+        }
+    }
+
+    /// Everything the room holds, unredacted, with the last `events` broadcasts.
+    pub(crate) fn admin_detail(&self, events: usize) -> AdminRoomDetail {
+        let (deadline, offer_deadlines) = self.deadlines();
+        let game = self.stage.game();
+        AdminRoomDetail {
+            room: self.admin_summary(),
+            seed_commitment: game.map(|m| m.seed_commitment.clone()),
+            game: game.map(|m| Box::new(m.game.clone())),
+            offers: game.map(|m| m.game.offers().to_vec()).unwrap_or_default(),
+            deadline,
+            offer_deadlines,
+            game_over: match &self.stage {
+                Stage::Finished { over, .. } => Some(over.clone()),
+                _ => None,
+            },
+            events: self.backlog_tail(events),
+        }
+    }
+}

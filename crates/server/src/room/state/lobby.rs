@@ -1,0 +1,270 @@
+//! Before the game: seats taken by people and bots, left again, and the start, which
+//! the task stores before anyone hears of it.
+
+use catan_engine::{Game, Seat};
+use tracing::info;
+
+use super::{Match, Room, SeatState, Stage, seat_at, timers::Timers};
+use crate::error::LobbyError;
+use crate::store::{self, NewGame, PlayerRecord};
+use crate::token;
+use catan_protocol::{
+    AddBotRequest, AddBotResponse, BotKind, CloseCode, ClosingReason, Occupant, RoomInfo,
+    RoomOptions, RoomStatus, ServerMessage,
+};
+use uuid::Uuid;
+
+/// What a rematch of a finished room asks for.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum RematchPlan {
+    /// Someone asked before: the new room is this one.
+    Exists(Uuid),
+    /// A new room is to be made with these options and these bots in these seats.
+    New {
+        /// The options of this room.
+        options: RoomOptions,
+        /// Its bots: their seats and kinds.
+        bots: Vec<(Seat, BotKind)>,
+    },
+}
+
+/// A start the room has checked, waiting for the store to take the new game.
+#[derive(Debug)]
+pub(crate) struct PendingStart {
+    /// What the store is to keep: options, seed and its commitment, the players.
+    pub record: NewGame,
+    /// The game, in its first position.
+    game: Game,
+}
+
+impl Room {
+    /// Checks the host's secret.
+    fn check_host(&self, host_token: &str) -> Result<(), LobbyError> {
+        if token::matches(&self.host_token_hash, &store::sha256_hex(host_token)) {
+            Ok(())
+        } else {
+            Err(LobbyError::NotHost)
+        }
+    }
+
+    /// Seats a person (or, with `bot`, a built-in bot) and returns the seat's token.
+    ///
+    /// # Errors
+    /// `AlreadyStarted`, `InvalidName`, `NoSuchSeat`, `SeatTaken`, `RoomFull`; nothing
+    /// changes.
+    pub(crate) fn take_seat(
+        &mut self,
+        name: &str,
+        seat: Option<Seat>,
+        bot: Option<BotKind>,
+    ) -> Result<(Seat, String), LobbyError> {
+        if self.status() != RoomStatus::Lobby {
+            return Err(LobbyError::AlreadyStarted);
+        }
+        let name = catan_protocol::text::clean_name(name).map_err(|_| LobbyError::InvalidName)?;
+        let index = match seat {
+            Some(s) => {
+                let i = s.index();
+                if i >= self.seats.len() {
+                    return Err(LobbyError::NoSuchSeat);
+                }
+                if self.seats[i].occupant.is_some() {
+                    return Err(LobbyError::SeatTaken);
+                }
+                i
+            }
+            None => self
+                .seats
+                .iter()
+                .position(|s| s.occupant.is_none())
+                .ok_or(LobbyError::RoomFull)?,
+        };
+        let token = token::new_token();
+        self.seats[index] = SeatState {
+            occupant: Some(Occupant { name, bot }),
+            token_hash: Some(store::sha256_hex(&token)),
+            conn: None,
+            stand_in: None,
+        };
+        let seat = seat_at(index);
+        info!(seat = seat.0, bot = bot.is_some(), "seat taken");
+        self.broadcast_room();
+        Ok((seat, token))
+    }
+
+    /// Frees a seat before the start: given up with the seat's own token, or taken
+    /// back by the host with the host token (a bot, or a person waiting). A
+    /// connection on it is closed: 4010 when its owner left, 4011 after a `closing`
+    /// `kicked` when the host removed it. The seat's token stops working.
+    ///
+    /// # Errors
+    /// `NoSuchSeat` (also a free seat the host names), `InvalidToken`,
+    /// `AlreadyStarted`; nothing changes.
+    pub(crate) fn leave_seat(&mut self, seat: Seat, token: &str) -> Result<(), LobbyError> {
+        let s = self.seats.get(seat.index()).ok_or(LobbyError::NoSuchSeat)?;
+        let given = store::sha256_hex(token);
+        let own = s
+            .token_hash
+            .as_deref()
+            .is_some_and(|t| token::matches(t, &given));
+        let by_host = !own && token::matches(&self.host_token_hash, &given);
+        if !own && !by_host {
+            return Err(LobbyError::InvalidToken);
+        }
+        if s.occupant.is_none() {
+            return Err(LobbyError::NoSuchSeat);
+        }
+        if self.status() != RoomStatus::Lobby {
+            return Err(LobbyError::AlreadyStarted);
+        }
+        if let Some(conn) = s.conn {
+            if by_host {
+                let msg = ServerMessage::closing(
+                    ClosingReason::Kicked,
+                    "the host removed you from this seat",
+                );
+                self.drop_conn(conn, CloseCode::Kicked, Some(msg));
+            } else {
+                self.drop_conn(conn, CloseCode::RoomClosed, None);
+            }
+        }
+        self.seats[seat.index()] = SeatState::default();
+        info!(seat = seat.0, by_host, "seat left");
+        self.broadcast_room();
+        Ok(())
+    }
+
+    /// Seats a built-in bot (host only), named after its seat count; the caller starts
+    /// it with the returned token.
+    ///
+    /// # Errors
+    /// As [`Room::take_seat`], and `NotHost`.
+    pub(crate) fn add_bot(
+        &mut self,
+        host_token: &str,
+        request: AddBotRequest,
+    ) -> Result<(AddBotResponse, String), LobbyError> {
+        self.check_host(host_token)?;
+        let taken = self.seats.iter().filter(|s| s.occupant.is_some()).count();
+        let name = format!("Bot {}", taken + 1);
+        let (seat, token) = self.take_seat(&name, request.seat, Some(request.kind))?;
+        Ok((AddBotResponse { seat }, token))
+    }
+
+    /// What a rematch asked for with `token` (the host's, or a person's seat token)
+    /// needs: only after the game (`game_not_finished` before). Nothing changes until
+    /// [`Room::rematch_made`].
+    ///
+    /// # Errors
+    /// `InvalidToken` (no token of the host or of a person seated here),
+    /// `GameNotFinished`.
+    pub(crate) fn rematch_plan(&self, token: &str) -> Result<RematchPlan, LobbyError> {
+        let given = store::sha256_hex(token);
+        let host = token::matches(&self.host_token_hash, &given);
+        let person = self.seats.iter().any(|s| {
+            s.occupant.as_ref().is_some_and(|o| o.bot.is_none())
+                && s.token_hash
+                    .as_deref()
+                    .is_some_and(|t| token::matches(t, &given))
+        });
+        if !host && !person {
+            return Err(LobbyError::InvalidToken);
+        }
+        if self.status() != RoomStatus::Finished {
+            return Err(LobbyError::GameNotFinished);
+        }
+        if let Some(id) = self.rematch {
+            return Ok(RematchPlan::Exists(id));
+        }
+        let bots = self
+            .seats
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| Some((seat_at(i), s.occupant.as_ref()?.bot?)))
+            .collect();
+        Ok(RematchPlan::New {
+            options: self.options,
+            bots,
+        })
+    }
+
+    /// The rematch room `id` exists: every connection hears of it (a numbered
+    /// `rematch` message; later snapshots name it too).
+    pub(crate) fn rematch_made(&mut self, id: Uuid) {
+        self.rematch = Some(id);
+        info!(rematch = %id, "rematch room made");
+        self.broadcast_public(|seq| ServerMessage::Rematch { seq, room_id: id });
+    }
+
+    /// Checks that the host may start now and deals the game from `seed`, committed to
+    /// with `salt`. Nothing changes until [`Room::start`] with the result.
+    ///
+    /// # Errors
+    /// `NotHost`, `AlreadyStarted`, `NotFull`, `InvalidOptions`.
+    pub(crate) fn prepare_start(
+        &self,
+        host_token: &str,
+        seed: u64,
+        salt: String,
+    ) -> Result<PendingStart, LobbyError> {
+        self.check_host(host_token)?;
+        if self.status() != RoomStatus::Lobby {
+            return Err(LobbyError::AlreadyStarted);
+        }
+        if self.seats.iter().any(|s| s.occupant.is_none()) {
+            return Err(LobbyError::NotFull);
+        }
+        let game = Game::new(self.options.game, seed)
+            .map_err(|e| LobbyError::InvalidOptions(e.to_string()))?;
+        let record = NewGame {
+            id: self.id,
+            options: self.options,
+            seed,
+            seed_commitment: store::seed_commitment(seed, &salt),
+            seed_salt: salt,
+            host_token_hash: self.host_token_hash.clone(),
+            created_at: self.created_at,
+            started_at: self.now.unix_ms,
+            players: self
+                .seats
+                .iter()
+                .enumerate()
+                .map(|(i, s)| PlayerRecord {
+                    seat: seat_at(i),
+                    name: s
+                        .occupant
+                        .as_ref()
+                        .map(|o| o.name.clone())
+                        .unwrap_or_default(),
+                    bot: s.occupant.as_ref().and_then(|o| o.bot),
+                    token_hash: s.token_hash.clone().unwrap_or_default(),
+                    final_vp: None,
+                    vp_cards: None,
+                })
+                .collect(),
+        };
+        Ok(PendingStart { record, game })
+    }
+
+    /// Starts the game the store has taken: everyone hears of it and gets a snapshot
+    /// with the first view and legal actions.
+    pub(crate) fn start(&mut self, pending: PendingStart) -> RoomInfo {
+        let PendingStart { record, game } = pending;
+        let mut timers = Timers::default();
+        timers.follow(&game, &self.options, self.now);
+        self.set_stage(Stage::Playing {
+            game: Box::new(Match::new(game, record.seed_salt, record.seed_commitment)),
+            timers,
+        });
+        info!("game started");
+        self.people_left_at = self.now;
+        self.broadcast_room();
+        let mut ids: Vec<_> = self.conns.iter().map(|(id, c)| (*id, c.seat)).collect();
+        ids.sort_unstable_by_key(|(id, _)| *id);
+        for (id, seat) in ids {
+            let msg = ServerMessage::Snapshot(Box::new(self.snapshot(seat)));
+            self.send_to(id, &msg);
+        }
+        self.info()
+    }
+}

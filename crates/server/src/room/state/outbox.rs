@@ -1,0 +1,325 @@
+//! What the room sends: every broadcast takes the next sequence number and is kept in
+//! a bounded backlog for reconnects; game events are redacted per seat on the way out.
+//! Messages are serialized here, once per audience; the task only queues them.
+
+use std::sync::Arc;
+
+use axum::extract::ws::Utf8Bytes;
+use catan_engine::{Event, Seat};
+
+use super::{ConnId, ConnMeta, Room};
+use crate::room::Outbound;
+use catan_protocol::{CloseCode, History, HistoryActions, HistoryChat, ServerMessage};
+
+/// What the room asks its task to deliver.
+#[derive(Debug)]
+pub(crate) enum Out {
+    /// Queue a message for a connection. A connection whose queue is full is too slow:
+    /// the task drops it and tells the room ([`Room::detach`]).
+    Send(ConnId, Outbound),
+    /// The room has detached a connection: its socket closes with `code`, after `last`
+    /// if its queue has room for it.
+    Close {
+        /// The connection.
+        conn: ConnId,
+        /// Why.
+        code: CloseCode,
+        /// A last message (`closing`), if any.
+        last: Option<Outbound>,
+    },
+}
+
+/// A message kept for reconnects, unredacted.
+#[derive(Debug, Clone)]
+pub(super) enum Logged {
+    /// Game events of one action, redacted per seat on the way out.
+    Events(Arc<[Event]>),
+    /// A message that is the same for everyone (chat, presence, room changes).
+    Public(Box<ServerMessage>),
+    /// A chat older than the last [`CHAT_KEPT`]: replayed without its text, so that
+    /// a replay has no gap in `seq` while chat keeps no game event out.
+    ChatOmitted {
+        /// The speaker's seat.
+        seat: Option<Seat>,
+        /// The speaker's name.
+        name: String,
+    },
+}
+
+/// Chats whose text the backlog keeps for reconnects, apart from the
+/// `--event-backlog` other broadcasts.
+pub(crate) const CHAT_KEPT: usize = 32;
+
+/// Chat entries (with or without their text) the backlog holds at most, beyond the
+/// other broadcasts; older entries go, game events with them.
+pub(crate) const CHAT_ENTRIES: usize = 1024;
+
+impl Logged {
+    /// Whether this is a chat, kept apart from the bound on the other broadcasts.
+    fn is_chat(&self) -> bool {
+        matches!(self, Logged::ChatOmitted { .. })
+            || matches!(self, Logged::Public(m) if matches!(**m, ServerMessage::Chat { .. }))
+    }
+
+    /// The chat without its text.
+    fn omitted(seq: u64, seat: Option<Seat>, name: &str) -> ServerMessage {
+        ServerMessage::Chat {
+            seq,
+            seat,
+            name: name.to_owned(),
+            text: String::new(),
+        }
+    }
+
+    /// The message as `seat` (or a spectator) receives it on a resume: events redacted,
+    /// without the acknowledgement and deadline fields of the live broadcast.
+    fn for_seat(&self, seq: u64, seat: Option<Seat>) -> ServerMessage {
+        match self {
+            Logged::Events(events) => ServerMessage::Events {
+                seq,
+                events: events.iter().map(|e| e.redact_for(seat)).collect(),
+                request_id: None,
+                deadline: None,
+                offer_deadlines: Vec::new(),
+                legal: Vec::new(),
+            },
+            Logged::Public(m) => (**m).clone(),
+            Logged::ChatOmitted { seat, name } => Logged::omitted(seq, *seat, name),
+        }
+    }
+
+    /// The message unredacted, for administrators.
+    fn unredacted(&self, seq: u64) -> ServerMessage {
+        match self {
+            Logged::Events(events) => ServerMessage::Events {
+                seq,
+                events: events.to_vec(),
+                request_id: None,
+                deadline: None,
+                offer_deadlines: Vec::new(),
+                legal: Vec::new(),
+            },
+            Logged::Public(m) => (**m).clone(),
+            Logged::ChatOmitted { seat, name } => Logged::omitted(seq, *seat, name),
+        }
+    }
+}
+
+/// `msg` as a connection takes it: typed in process, else serialized.
+pub(super) fn outbound(meta: &ConnMeta, msg: &ServerMessage) -> Outbound {
+    if meta.in_process {
+        Outbound::Message(Arc::new(msg.clone()))
+    } else {
+        Outbound::Text(to_text(msg))
+    }
+}
+
+/// `msg` as JSON text.
+fn to_text(msg: &ServerMessage) -> Utf8Bytes {
+    Utf8Bytes::from(serde_json::to_string(msg).expect("server messages serialize"))
+}
+
+impl Room {
+    /// Queues `msg` for one connection.
+    pub(super) fn send_to(&mut self, conn: ConnId, msg: &ServerMessage) {
+        if let Some(meta) = self.conns.get(&conn) {
+            let out = outbound(meta, msg);
+            self.outbox.push(Out::Send(conn, out));
+        }
+    }
+
+    /// Keeps a broadcast (numbered `self.seq`) for reconnects: the last
+    /// `--event-backlog` broadcasts other than chat, and besides them the chats since,
+    /// the last [`CHAT_KEPT`] with their text (at most [`CHAT_ENTRIES`] in all).
+    /// Only the oldest entries go, so a replay never has a gap.
+    fn log(&mut self, entry: Logged) {
+        let chat = entry.is_chat();
+        self.backlog.push_back((self.seq, entry));
+        let mut chats = self.backlog.iter().filter(|(_, l)| l.is_chat()).count();
+        let bound = self.config.event_backlog.max(1);
+        while self.backlog.len() - chats > bound || chats > CHAT_ENTRIES {
+            if self.backlog.pop_front().is_some_and(|(_, l)| l.is_chat()) {
+                chats -= 1;
+            }
+        }
+        if chat {
+            self.omit_old_chat_texts();
+        }
+    }
+
+    /// Drops the text of the oldest chats beyond the last [`CHAT_KEPT`] that have it.
+    fn omit_old_chat_texts(&mut self) {
+        let with_text = |l: &Logged| matches!(l, Logged::Public(m) if matches!(**m, ServerMessage::Chat { .. }));
+        let kept = self.backlog.iter().filter(|(_, l)| with_text(l)).count();
+        let excess = kept.saturating_sub(CHAT_KEPT);
+        for (_, entry) in self
+            .backlog
+            .iter_mut()
+            .filter(|(_, l)| with_text(l))
+            .take(excess)
+        {
+            if let Logged::Public(m) = entry
+                && let ServerMessage::Chat { seat, name, .. } = &**m
+            {
+                *entry = Logged::ChatOmitted {
+                    seat: *seat,
+                    name: name.clone(),
+                };
+            }
+        }
+    }
+
+    /// Keeps a chat line for `history`: the last [`CHAT_KEPT`].
+    pub(super) fn keep_chat(&mut self, line: HistoryChat) {
+        self.chat_kept.push_back(line);
+        while self.chat_kept.len() > CHAT_KEPT {
+            self.chat_kept.pop_front();
+        }
+    }
+
+    /// Keeps a message already numbered `self.seq` for reconnects.
+    pub(super) fn log_public(&mut self, msg: ServerMessage) {
+        self.log(Logged::Public(Box::new(msg)));
+    }
+
+    /// The logged messages after `from`, as `seat` receives them.
+    pub(super) fn missed_since(&self, from: u64, seat: Option<Seat>) -> Vec<ServerMessage> {
+        self.backlog
+            .iter()
+            .filter(|(s, _)| *s > from)
+            .map(|(seq, logged)| logged.for_seat(*seq, seat))
+            .collect()
+    }
+
+    /// The oldest sequence number the backlog still holds (one past the last when
+    /// it is empty).
+    pub(super) fn oldest_logged(&self) -> u64 {
+        self.backlog.front().map_or(self.seq + 1, |(s, _)| *s)
+    }
+
+    /// What `seat` (or a spectator) may see of the room's past, as of now: the
+    /// events of every action, rebuilt by replaying the game's log from its start and
+    /// redacted for `seat` as their broadcasts were (R-15: hands, dev cards and the
+    /// deck stay hidden), and the last [`CHAT_KEPT`] chat lines.
+    pub(super) fn history(&self, seat: Option<Seat>) -> History {
+        let mut actions = Vec::new();
+        if let Some(m) = self.stage.game() {
+            let mut game = m.initial.clone();
+            actions.reserve(m.log.len());
+            for &(seq, actor, action) in &m.log {
+                match game.apply(actor, action) {
+                    Ok(events) => actions.push(HistoryActions {
+                        seq,
+                        events: events.iter().map(|e| e.redact_for(seat)).collect(),
+                    }),
+                    Err(e) => {
+                        // The log is the game: it replayed once already. Say so and
+                        // give what there is.
+                        tracing::error!(room = %self.id, seq, code = e.code(), "the room's log does not replay");
+                        break;
+                    }
+                }
+            }
+        }
+        History {
+            seq: self.seq,
+            actions,
+            chat: self.chat_kept.iter().cloned().collect(),
+        }
+    }
+
+    /// The last `n` broadcasts, unredacted.
+    pub(super) fn backlog_tail(&self, n: usize) -> Vec<ServerMessage> {
+        let skip = self.backlog.len().saturating_sub(n);
+        self.backlog
+            .iter()
+            .skip(skip)
+            .map(|(seq, logged)| logged.unredacted(*seq))
+            .collect()
+    }
+
+    /// Broadcasts the events of one action: each seat gets them redacted for it with
+    /// its legal actions; the acting connection gets its request id back. Spectators
+    /// share one serialization.
+    pub(super) fn broadcast_events(
+        &mut self,
+        events: Vec<Event>,
+        request: Option<(ConnId, String)>,
+    ) {
+        self.seq += 1;
+        self.game_seq = self.seq;
+        let seq = self.seq;
+        let events: Arc<[Event]> = events.into();
+        self.log(Logged::Events(events.clone()));
+        let (deadline, offer_deadlines) = self.deadlines();
+        let mut ids: Vec<(ConnId, ConnMeta)> = self.conns.iter().map(|(id, c)| (*id, *c)).collect();
+        ids.sort_unstable_by_key(|(id, _)| *id);
+        let mut spectator_text: Option<Utf8Bytes> = None;
+        for (id, meta) in ids {
+            let request_id = request
+                .as_ref()
+                .filter(|(c, _)| *c == id)
+                .map(|(_, r)| r.clone());
+            if meta.seat.is_none()
+                && request_id.is_none()
+                && let Some(t) = &spectator_text
+            {
+                self.outbox.push(Out::Send(id, Outbound::Text(t.clone())));
+                continue;
+            }
+            let msg = ServerMessage::Events {
+                seq,
+                events: events.iter().map(|e| e.redact_for(meta.seat)).collect(),
+                request_id,
+                deadline,
+                offer_deadlines: offer_deadlines.clone(),
+                legal: self.legal_for(meta.seat),
+            };
+            let out = if meta.in_process {
+                Outbound::Message(Arc::new(msg))
+            } else {
+                let text = to_text(&msg);
+                if meta.seat.is_none() {
+                    spectator_text = Some(text.clone());
+                }
+                Outbound::Text(text)
+            };
+            self.outbox.push(Out::Send(id, out));
+        }
+    }
+
+    /// Broadcasts a message that is the same for everyone, numbered by `make`.
+    pub(super) fn broadcast_public(&mut self, make: impl FnOnce(u64) -> ServerMessage) {
+        self.seq += 1;
+        let msg = make(self.seq);
+        self.log(Logged::Public(Box::new(msg.clone())));
+        self.send_all(&msg);
+    }
+
+    /// Sends the same message to every connection: serialized once for the sockets,
+    /// shared as it is with the clients in this process.
+    pub(super) fn send_all(&mut self, msg: &ServerMessage) {
+        let mut text: Option<Utf8Bytes> = None;
+        let mut typed: Option<Arc<ServerMessage>> = None;
+        let mut ids: Vec<(ConnId, bool)> = self
+            .conns
+            .iter()
+            .map(|(id, c)| (*id, c.in_process))
+            .collect();
+        ids.sort_unstable_by_key(|(id, _)| *id);
+        for (id, in_process) in ids {
+            let out = if in_process {
+                Outbound::Message(typed.get_or_insert_with(|| Arc::new(msg.clone())).clone())
+            } else {
+                Outbound::Text(text.get_or_insert_with(|| to_text(msg)).clone())
+            };
+            self.outbox.push(Out::Send(id, out));
+        }
+    }
+
+    /// Tells everyone the room's new description.
+    pub(super) fn broadcast_room(&mut self) {
+        let room = self.info();
+        self.broadcast_public(|seq| ServerMessage::Room { seq, room });
+    }
+}

@@ -1,0 +1,219 @@
+//! The deadlines of a game in progress: the phase timer (R-4.5: a turn, or a discard
+//! phase, that runs out is ended by a `time_out`), the expiry of each open trade
+//! offer, and the countdown of each absent person's decision, after which a
+//! bot stands in (`super::stand_in`). Instants only: the room decides when, the task
+//! sleeps.
+
+use std::time::Duration;
+
+use catan_engine::{Action, Event, Game, OfferId, Phase, Seat};
+use tokio::time::Instant;
+
+use super::{Now, Room, Stage};
+use catan_protocol::{OfferDeadline, RoomOptions};
+
+/// How soon a timer whose action could not be stored is tried again.
+const RETRY: Duration = Duration::from_secs(1);
+
+/// What a phase deadline belongs to: (phase, current seat, turn), to notice changes.
+type PhaseKey = (Phase, Seat, u32);
+
+/// A deadline that has passed, and the action the room takes for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Timer {
+    /// An open trade offer ran out.
+    Offer(OfferId),
+    /// The phase timer ran out; holds what it belonged to, to retry.
+    Phase(Option<PhaseKey>),
+    /// The seat's person has been away for the room's `stand_in_secs` while a
+    /// decision was theirs: a bot is to stand in. No game action.
+    StandIn(Seat),
+}
+
+impl Timer {
+    /// The system action that carries the timer out; none for a stand-in.
+    pub(crate) fn action(self) -> Option<Action> {
+        match self {
+            Timer::Offer(offer) => Some(Action::ExpireOffer { offer }),
+            Timer::Phase(_) => Some(Action::TimeOut),
+            Timer::StandIn(_) => None,
+        }
+    }
+}
+
+/// The deadlines of one game.
+#[derive(Debug, Default)]
+pub(crate) struct Timers {
+    /// The current phase's deadline, when a timer applies.
+    phase: Option<Instant>,
+    /// What the deadline belongs to.
+    phase_key: Option<PhaseKey>,
+    /// Expiry of each open trade offer.
+    offers: Vec<(OfferId, Instant)>,
+    /// When a stand-in is due for each seat whose person is away while a decision
+    /// is theirs.
+    stand_ins: Vec<(Seat, Instant)>,
+}
+
+impl Timers {
+    /// Every offer open in a restored game expires a full timeout from now.
+    pub(super) fn restore_offers(&mut self, game: &Game, timeout_secs: u32, now: Now) {
+        let timeout = Duration::from_secs(u64::from(timeout_secs));
+        self.offers = game
+            .offers()
+            .iter()
+            .map(|o| (o.id, now.at + timeout))
+            .collect();
+    }
+
+    /// Starts and stops offer deadlines as `events` make and close offers.
+    pub(super) fn track(&mut self, events: &[Event], timeout_secs: u32, now: Now) {
+        let timeout = Duration::from_secs(u64::from(timeout_secs));
+        for e in events {
+            match e {
+                Event::OfferMade { offer } => self.offers.push((offer.id, now.at + timeout)),
+                Event::OfferClosed { offer, .. } => self.offers.retain(|(o, _)| o != offer),
+                _ => {}
+            }
+        }
+    }
+
+    /// Restarts the phase timer whenever the phase, the player or the turn changes; a
+    /// discard phase keeps its deadline while seats discard one by one. A game that is
+    /// over (won, or ended by the turn limit) has no deadlines.
+    pub(super) fn follow(&mut self, game: &Game, options: &RoomOptions, now: Now) {
+        if game.is_over() {
+            *self = Timers::default();
+            return;
+        }
+        let key = (game.phase(), game.current(), game.turn());
+        if self.phase_key == Some(key) {
+            return;
+        }
+        let same_discard = matches!(
+            (self.phase_key.map(|k| k.0), key.0),
+            (Some(Phase::Discard { .. }), Phase::Discard { .. })
+        );
+        self.phase_key = Some(key);
+        if same_discard {
+            return;
+        }
+        let secs = match key.0 {
+            Phase::Discard { .. } => options.discard_timeout_secs,
+            _ => options.turn_timer_secs,
+        };
+        self.phase = (secs > 0).then(|| now.at + Duration::from_secs(u64::from(secs)));
+    }
+
+    /// Starts the stand-in countdown of each seat of `absent` (away while a decision
+    /// is theirs, with no stand-in yet) that has none, `secs` from now, and stops the
+    /// countdown of every other seat; `secs` 0 starts none.
+    pub(super) fn follow_stand_ins(&mut self, absent: &[Seat], secs: u32, now: Now) {
+        self.stand_ins
+            .retain(|(s, _)| secs > 0 && absent.contains(s));
+        if secs == 0 {
+            return;
+        }
+        let due = now.at + Duration::from_secs(u64::from(secs));
+        for seat in absent {
+            if !self.stand_ins.iter().any(|(s, _)| s == seat) {
+                self.stand_ins.push((*seat, due));
+            }
+        }
+    }
+
+    /// The earliest deadline.
+    pub(super) fn next(&self) -> Option<Instant> {
+        let offers = self.offers.iter().map(|(_, d)| *d);
+        let stand_ins = self.stand_ins.iter().map(|(_, d)| *d);
+        offers.chain(stand_ins).chain(self.phase).min()
+    }
+
+    /// Takes every deadline that has passed at `now`: offers first, then the
+    /// stand-ins, then the phase.
+    pub(super) fn take_due(&mut self, now: Now) -> Vec<Timer> {
+        let mut due: Vec<Timer> = self
+            .offers
+            .iter()
+            .filter(|(_, d)| *d <= now.at)
+            .map(|(o, _)| Timer::Offer(*o))
+            .collect();
+        self.offers.retain(|(_, d)| *d > now.at);
+        due.extend(
+            self.stand_ins
+                .iter()
+                .filter(|(_, d)| *d <= now.at)
+                .map(|(s, _)| Timer::StandIn(*s)),
+        );
+        self.stand_ins.retain(|(_, d)| *d > now.at);
+        if self.phase.is_some_and(|d| d <= now.at) {
+            self.phase = None;
+            due.push(Timer::Phase(self.phase_key.take()));
+        }
+        due
+    }
+
+    /// Puts back a timer whose action could not be stored, due again shortly.
+    pub(super) fn retry(&mut self, timer: Timer, now: Now) {
+        match timer {
+            Timer::Offer(offer) => self.offers.push((offer, now.at + RETRY)),
+            Timer::Phase(key) => {
+                self.phase_key = key;
+                self.phase = Some(now.at + RETRY);
+            }
+            // Carried out by the room itself, never refused.
+            Timer::StandIn(_) => {}
+        }
+    }
+
+    /// The deadlines as clients are told them: the phase's, and each offer's, Unix ms.
+    pub(super) fn as_sent(&self, now: Now) -> (Option<u64>, Vec<OfferDeadline>) {
+        (
+            self.phase.map(|d| now.unix_of(d)),
+            self.offers
+                .iter()
+                .map(|(offer, d)| OfferDeadline {
+                    offer: *offer,
+                    deadline: now.unix_of(*d),
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Room {
+    /// The earliest deadline of the game in progress.
+    pub(crate) fn next_deadline(&self) -> Option<Instant> {
+        match &self.stage {
+            Stage::Playing { timers, .. } => timers.next(),
+            _ => None,
+        }
+    }
+
+    /// Takes the timers due at the current time, to be carried out in order with
+    /// [`Room::stage_timer`]; each one's deadline is gone until [`Room::retry_timer`].
+    pub(crate) fn take_due(&mut self) -> Vec<Timer> {
+        let now = self.now;
+        match &mut self.stage {
+            Stage::Playing { timers, .. } => timers.take_due(now),
+            _ => Vec::new(),
+        }
+    }
+
+    /// A timer whose action the store refused runs again in a second; the offer stays
+    /// open, the phase goes on meanwhile.
+    pub(crate) fn retry_timer(&mut self, timer: Timer) {
+        let now = self.now;
+        if let Stage::Playing { timers, .. } = &mut self.stage {
+            timers.retry(timer, now);
+        }
+    }
+
+    /// The deadlines clients are told: the phase's and each open offer's.
+    pub(super) fn deadlines(&self) -> (Option<u64>, Vec<OfferDeadline>) {
+        match &self.stage {
+            Stage::Playing { timers, .. } => timers.as_sent(self.now),
+            _ => (None, Vec::new()),
+        }
+    }
+}

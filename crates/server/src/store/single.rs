@@ -1,0 +1,114 @@
+//! One server per SQLite file. SQLite is the single-instance store: two servers on
+//! one file would each restore and play the same rooms and write the same games.
+//! A server takes an exclusive lock on `FILE.lock` beside the database for as long
+//! as it runs; a second one finds it held and refuses to start. The operating
+//! system releases the lock when the process ends, however it ends (a `kill -9`
+//! included), so a restart never finds a stale lock.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// The held lock; released when dropped (or when the process ends).
+#[derive(Debug)]
+pub struct SqliteLock {
+    _file: File,
+    /// The lock file's path.
+    pub path: PathBuf,
+}
+
+/// The database file a `sqlite:` URL names; `None` for another database or an
+/// in-memory one.
+#[must_use]
+pub fn sqlite_file(url: &str) -> Option<PathBuf> {
+    let rest = url
+        .strip_prefix("sqlite://")
+        .or_else(|| url.strip_prefix("sqlite:"))?;
+    let path = rest.split('?').next().unwrap_or_default();
+    if path.is_empty() || path.contains(":memory:") || url.contains("mode=memory") {
+        return None;
+    }
+    Some(PathBuf::from(path))
+}
+
+/// Takes the lock of the SQLite file `url` names (nothing for another database).
+///
+/// # Errors
+/// A message for the operator when another process holds the lock, or the lock
+/// file cannot be made.
+pub fn lock(url: &str) -> Result<Option<SqliteLock>, String> {
+    let Some(db) = sqlite_file(url) else {
+        return Ok(None);
+    };
+    let mut path = db.clone().into_os_string();
+    path.push(".lock");
+    let path = PathBuf::from(path);
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("cannot open the lock file {}: {e}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => {
+            // The holder's pid, for the message of the next one (the lock is what
+            // counts; the content is only information).
+            let mut f = &file;
+            let _ = f.set_len(0);
+            let _ = writeln!(f, "{}", std::process::id());
+            Ok(Some(SqliteLock { _file: file, path }))
+        }
+        Err(TryLockError::WouldBlock) => {
+            let holder = std::fs::read_to_string(&path)
+                .ok()
+                .and_then(|s| s.trim().parse::<u32>().ok())
+                .map_or_else(String::new, |pid| format!(" (pid {pid})"));
+            Err(format!(
+                "another catan-server{holder} is using the SQLite database {} (it holds \
+                 {}); SQLite serves one server at a time: stop the other one, or point \
+                 several servers at PostgreSQL",
+                db.display(),
+                path.display()
+            ))
+        }
+        Err(TryLockError::Error(e)) => Err(format!("cannot lock {}: {e}", path.display())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_file_of_a_sqlite_url_is_found_and_memory_has_none() {
+        for (url, file) in [
+            ("sqlite://data/catan.db", Some("data/catan.db")),
+            (
+                "sqlite:///var/lib/catan.db?mode=rwc",
+                Some("/var/lib/catan.db"),
+            ),
+            ("sqlite:catan.db", Some("catan.db")),
+            ("sqlite::memory:", None),
+            ("sqlite://file?mode=memory", None),
+            ("postgres://u@h/db", None),
+        ] {
+            assert_eq!(sqlite_file(url), file.map(PathBuf::from), "{url}");
+        }
+    }
+
+    #[test]
+    fn a_second_lock_on_one_file_is_refused_until_the_first_is_dropped() {
+        let dir = std::env::temp_dir().join(format!("catan-lock-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let url = format!("sqlite://{}/games.db", dir.display());
+        let first = lock(&url).unwrap().expect("a file database is locked");
+        let refused = lock(&url).unwrap_err();
+        let me = format!("another catan-server (pid {})", std::process::id());
+        assert!(refused.contains(&me), "{refused}");
+        assert!(refused.contains("games.db.lock"), "{refused}");
+        assert!(lock("sqlite::memory:").unwrap().is_none());
+        drop(first);
+        assert!(lock(&url).unwrap().is_some(), "free again once dropped");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

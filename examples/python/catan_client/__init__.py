@@ -1,0 +1,8 @@
+"""An example client of the Catan server, written from protocol.md.
+
+Modules: ``rng`` (the game's generator), ``board`` (the fixed geometry),
+``derive`` (re-deriving every random outcome of a finished game from its seed),
+``view`` (following a game view from events), ``lobby`` (the HTTP API),
+``connection`` (one WebSocket: request ids, acknowledgements, sequence numbers),
+``strategy`` (choosing actions) and ``play`` (playing seats to the end).
+"""

@@ -1,0 +1,57 @@
+// The modal dialogs: discard, robber victim, Year of Plenty, Monopoly, game over.
+
+import { t, cardsText } from './i18n.js';
+import { countCards } from './kit.js';
+import { stepper } from './game.js';
+import { h, S, W, RES, dot, seatName, legalOf, hasLegal, act, button } from './ui.js';
+import { endScreen } from './endgame.js';
+
+function dialog(id, title, ...body) {
+  return h('div', { class: 'dialog', id, role: 'dialog', 'aria-label': title }, h('h2', {}, title), ...body);
+}
+const cancel = () => h('div', {}, h('button', { onclick: () => { S.dialog = null; S.render(); } }, t('cancel')));
+
+function discardDialog() {
+  const { view: v, you } = W();
+  const owed = v.phase.name === 'discard' ? v.phase.pending[you] : 0;
+  const chosen = countCards(S.discard);
+  return dialog('discard-dialog', t('discard_title', { n: owed }),
+    h('p', {}, t('discard_why', { n: owed })),
+    h('div', {}, RES.map((r) => stepper(S.discard, r, Math.min(v.me.hand[r] || 0, (S.discard[r] || 0) + owed - chosen), S.render, 'discard'))),
+    h('p', {}, t('chosen', { n: chosen, of: owed })),
+    button('discard-confirm', t('discard'), chosen === owed, () => { const cards = { ...S.discard }; S.discard = {}; act({ type: 'discard', cards }); }, { class: 'primary' }));
+}
+
+function gameOverDialog() {
+  const { gameOver: g, room } = W();
+  return h('div', { class: 'dialog end-screen', id: 'game-over', role: 'dialog', 'aria-label': t('game_over') },
+    h('h2', {}, t('game_over')), ...endScreen(g, room));
+}
+
+export function renderModal() {
+  const $modal = document.getElementById('modal');
+  const { view: v, gameOver, pending } = W();
+  let content = null;
+  if (gameOver && !S.gameOverDismissed) content = gameOverDialog();
+  else if (v && hasLegal('discard') && v.phase.name === 'discard' && !pending) content = discardDialog();
+  else if (v && S.dialog === 'victim' && !pending) {
+    const { tile, options } = S.dialogData;
+    content = dialog('victim-dialog', t('rob_whom'),
+      options.map((a) => button(`victim-${a.victim}`, [dot(a.victim), t('victim_cards', { name: seatName(a.victim), n: v.players[a.victim].resource_cards })], true,
+        () => { S.dialog = null; act({ type: 'move_robber', tile, victim: a.victim }); })),
+      cancel());
+  } else if (v && S.dialog === 'yop' && hasLegal('play_year_of_plenty') && !pending) {
+    content = dialog('yop-dialog', t('yop_title'),
+      legalOf('play_year_of_plenty').map((a, i) => button(`yop-${i}`, cardsText(a.take), true,
+        () => { S.dialog = null; act({ type: 'play_year_of_plenty', take: a.take }); })),
+      cancel());
+  } else if (v && S.dialog === 'monopoly' && hasLegal('play_monopoly') && !pending) {
+    content = dialog('monopoly-dialog', t('monopoly_title'),
+      legalOf('play_monopoly').map((a) => button(`monopoly-${a.resource}`, t(`res.${a.resource}`), true,
+        () => { S.dialog = null; act({ type: 'play_monopoly', resource: a.resource }); })),
+      cancel());
+  } else if (S.dialog && !pending) {
+    S.dialog = null;
+  }
+  if (content) { $modal.replaceChildren(content); $modal.hidden = false; } else { $modal.replaceChildren(); $modal.hidden = true; }
+}

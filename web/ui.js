@@ -1,0 +1,206 @@
+// What the page's modules share: the DOM helper, the page state, seat names, buttons,
+// countdowns and toasts. The wire state lives in the kit's Connection (`S.conn.state`).
+
+import { SEAT_COLORS, SEAT_NAMES } from './board.js';
+import { t, cardsText } from './i18n.js';
+
+/** @typedef {import('./protocol').Action} Action */
+/** @typedef {import('./protocol').ActionInput} ActionInput */
+/** @typedef {import('./kit.js').Connection} Connection */
+
+export const RES = ['lumber', 'brick', 'wool', 'grain', 'ore'];
+/** What each build or purchase costs (R-5.1), for the reason a button is disabled. */
+export const COSTS = {
+  road: { lumber: 1, brick: 1 },
+  settlement: { lumber: 1, brick: 1, wool: 1, grain: 1 },
+  city: { grain: 2, ore: 3 },
+  dev: { wool: 1, grain: 1, ore: 1 },
+};
+
+/**
+ * @param {string} tag
+ * @param {Record<string, any>} [attrs]
+ * @param {...any} children
+ * @returns {HTMLElement & { value?: any }}
+ */
+export function h(tag, attrs = {}, ...children) {
+  const e = /** @type {any} */ (document.createElement(tag));
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on') && typeof v === 'function') e.addEventListener(k.slice(2), v);
+    else if (k === 'class') e.className = v;
+    else if (k === 'value') e.value = v;
+    else if (k === 'checked') e.checked = !!v;
+    else e.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat(Infinity)) {
+    if (c === null || c === undefined || c === false) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+/** The page state besides the wire state. */
+export const S = {
+  roomId: /** @type {string | null} */ (null),
+  session: /** @type {{ token?: string | null, seat?: number | null, name?: string, host_token?: string }} */ ({}),
+  /** @type {Connection | null} */
+  conn: null,
+  /** @type {import('./protocol').RoomInfo | null} the room before a connection */
+  room: null,
+  mode: /** @type {string | null} */ (null), // 'road' | 'settlement' | 'city' while choosing where
+  trade: { give: {}, get: {}, to: '', counterTo: null },
+  maritime: { give: null, get: null },
+  discard: {},
+  dialog: /** @type {string | null} */ (null), // 'victim' | 'yop' | 'monopoly'
+  dialogData: /** @type {{ tile: number, options: any[] } | null} */ (null),
+  flash: '',
+  form: { name: localStorage.getItem('catan.name') || '', chat: '' },
+  gameOverDismissed: false,
+  /** The last piece placed: { kind: 'vertex' | 'edge', id }. */
+  lastPiece: /** @type {{ kind: string, id: number } | null} */ (null),
+  rolledAt: 0,
+  /** @type {{ at: number, tiles: Set<number>, gains: Record<number, Record<string, number>> } | null} the last roll's production */
+  glance: null,
+  render: () => {},
+  /** @type {() => HTMLElement} the log and chat panel (app.js) */
+  chatPanel: () => null,
+};
+/** @type {any} */ (window).__catan = S; // for debugging in the console and the tests
+
+/** The wire state (an empty one before the connection). */
+export const W = () => S.conn?.state || {
+  room: S.room, you: null, view: null, legal: [], deadline: null, offerDeadlines: [], gameOver: null, rematch: null, lastSeq: null, pending: null, refusal: null,
+};
+
+export function seatName(s) {
+  if (s === null || s === undefined) return t('nobody');
+  const room = W().room || S.room;
+  return room?.seats?.[s]?.occupant?.name || t('seat_n', { n: s + 1 });
+}
+export const dot = (s) => h('span', { class: 'seat-dot', style: `background:${SEAT_COLORS[s]}`, title: t(`color.${SEAT_NAMES[s]}`) });
+export const who = (s) => h('span', { class: 'who' }, dot(s), seatName(s));
+
+/**
+ * The legal actions of one type.
+ * @template {Action['type']} T
+ * @param {T} type
+ * @returns {Extract<Action, { type: T }>[]}
+ */
+export const legalOf = (type) => /** @type {any[]} */ (W().legal.filter((a) => a.type === type));
+/** @param {Action['type']} type */
+export const hasLegal = (type) => W().legal.some((a) => a.type === type);
+
+/** Sends an action (one in flight at a time); leaves the build mode. @param {ActionInput} action */
+export function act(action) {
+  if (!S.conn || W().pending) return;
+  S.mode = null;
+  S.conn.act(action);
+  S.render();
+}
+
+/**
+ * A button; `why` (a reason, shown as its title and under it) when it is disabled.
+ * @param {string} id @param {any} label @param {boolean} enabled @param {() => void} onclick
+ * @param {Record<string, any>} [extra]
+ */
+export function button(id, label, enabled, onclick, extra = {}) {
+  const busy = !!W().pending;
+  return h('button', { id, disabled: !enabled || busy, onclick, ...extra }, label);
+}
+
+/** What `cards` lacks from the viewer's hand, in words ("needs 1 brick"), or ''. */
+export function lacking(cards) {
+  const hand = W().view?.me?.hand || {};
+  const missing = Object.fromEntries(RES.filter((r) => (cards[r] || 0) > (hand[r] || 0)).map((r) => [r, cards[r] - (hand[r] || 0)]));
+  return Object.keys(missing).length ? t('needs', { cards: cardsText(missing) }) : '';
+}
+
+/** How long the tiles that produced glow and the gains show after a roll. */
+export const GLANCE_MS = 3000;
+/**
+ * What the last roll produced while it is still shown: the tiles that produced and
+ * each seat's gains (from the `produced` events), or null once GLANCE_MS is past.
+ * @returns {{ at: number, tiles: Set<number>, gains: Record<number, Record<string, number>> } | null}
+ */
+export const glance = () => (S.glance && Date.now() - S.glance.at < GLANCE_MS ? S.glance : null);
+
+/** The last seconds of a deadline, shown in the warning colour. */
+export const WARN_MS = 10000;
+
+export function fmtCountdown(deadline) {
+  if (!deadline) return '';
+  const s = Math.ceil(Math.max(0, deadline - Date.now()) / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+export function countdown(deadline) {
+  return h('span', { class: 'countdown', 'data-deadline': deadline || '' }, fmtCountdown(deadline));
+}
+setInterval(() => {
+  for (const e of document.querySelectorAll('.countdown[data-deadline]')) {
+    if (!(e instanceof HTMLElement)) continue;
+    const d = Number(e.dataset.deadline);
+    if (!d) continue;
+    e.textContent = fmtCountdown(d);
+    e.classList.toggle('warn', d - Date.now() < WARN_MS);
+  }
+}, 250);
+
+// ---------------------------------------------------------------- sound
+
+const SOUND_KEY = 'catan.sound';
+/** Whether the sound is on (off unless the person turned it on; remembered). */
+export const soundOn = () => localStorage.getItem(SOUND_KEY) === 'on';
+export function setSound(on) { localStorage.setItem(SOUND_KEY, on ? 'on' : 'off'); }
+
+/** @type {AudioContext | null} */
+let audio = null;
+/** A short beep (WebAudio, no file), when the sound is on. Pitch by kind. */
+export function beep(kind = 'info') {
+  if (!soundOn()) return;
+  try {
+    const Ctx = /** @type {any} */ (window).AudioContext || /** @type {any} */ (window).webkitAudioContext;
+    if (!Ctx) return;
+    audio = audio || new Ctx();
+    const at = audio.currentTime;
+    const osc = audio.createOscillator();
+    const gain = audio.createGain();
+    osc.frequency.value = { turn: 660, robbed: 220, offer: 520, award: 880 }[kind] || 440;
+    gain.gain.setValueAtTime(0.08, at);
+    gain.gain.exponentialRampToValueAtTime(0.0001, at + 0.18);
+    osc.connect(gain).connect(audio.destination);
+    osc.start(at);
+    osc.stop(at + 0.2);
+  } catch { /* no sound then */ }
+}
+
+/** Cards gained, as "+2 lumber +1 grain". @param {Record<string, number>} cards */
+export const gainsText = (cards) => RES.filter((r) => cards[r]).map((r) => `+${cards[r]} ${t(`res.${r}`)}`).join(' ');
+
+/**
+ * A line read out by screen readers (the polite live region #announce outside the
+ * page's redrawn part, which keeps the last few), e.g. each new log line.
+ * @param {string} text
+ */
+export function announce(text) {
+  const box = document.getElementById('announce');
+  if (!box || !text) return;
+  box.append(h('div', {}, text));
+  while (box.children.length > 3) box.firstElementChild.remove();
+}
+
+/**
+ * A toast (announced to screen readers by the aria-live region), with a beep of
+ * `sound`'s kind when the sound is on.
+ * @param {string} text @param {string} [sound]
+ */
+export function toast(text, sound) {
+  if (sound) beep(sound);
+  const box = document.getElementById('toasts');
+  if (!box) return;
+  for (const old of box.querySelectorAll('.toast')) if (old.textContent === text) old.remove();
+  const el = h('div', { class: 'toast' }, text);
+  box.append(el);
+  while (box.children.length > 3) box.firstElementChild.remove();
+  setTimeout(() => el.remove(), 4000);
+}
