@@ -11,8 +11,9 @@
 //! decisions took (every `choose`: median, 99th percentile and longest, wall clock,
 //! so on a loaded machine a preempted decision shows in the maximum). The hard level
 //! thinks `--hard-ms` per decision (default 200) and at most `--hard-iterations`
-//! (and `--hard-setup-playouts` whole games per setup settlement, half as many per
-//! setup road); `--hard-ms 0` leaves only those caps, so a run is reproducible.
+//! for a turn's search (default 0: its turns are the medium bot's) and
+//! `--hard-setup-playouts` whole games per setup settlement (half as many per setup
+//! road); `--hard-ms 0` leaves only those caps, so a run is reproducible.
 //!
 //! `--bots` names one strategy per seat; the lineup rotates one seat per game, so
 //! each entry sits in every seat equally often. Game `i` uses the game seed
