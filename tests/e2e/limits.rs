@@ -241,6 +241,62 @@ async fn one_address_reconnecting_without_pause_is_refused_after_the_burst_and_a
     server.stop().await;
 }
 
+/// A connection closed for flooding (4008) costs its address new sockets for the
+/// cool-down (`--websocket-cool-down-secs`), however full its upgrade allowance was;
+/// another address is not touched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_address_whose_socket_was_closed_for_flooding_is_refused_new_ones_for_the_cool_down() {
+    let server = TestServer::start_with(|c| {
+        // An allowance the retries below cannot use up: only the cool-down refuses.
+        c.websocket_rate_per_min = 60_000;
+        c.websocket_burst = 1000;
+        c.websocket_cool_down_secs = 60;
+        c.rate_limit_per_sec = 20;
+    })
+    .await;
+    let room = server.create_room(json!({})).await.room_id;
+    let mut flooder = ws_from(&server, "127.0.0.3", room)
+        .await
+        .expect("the first socket");
+    flooder.recv().await.expect("snapshot");
+    for _ in 0..400 {
+        if flooder.ws_send_ok(r#"{"type":"ping"}"#).await.is_err() {
+            break;
+        }
+    }
+    while flooder.recv().await.is_some() {}
+    assert_eq!(flooder.closed_with, Some(CloseCode::RateLimited.code()));
+    drop(flooder);
+    // The server counts the close after its closing handshake: wait for it.
+    let mut refused = None;
+    for _ in 0..100 {
+        match ws_from(&server, "127.0.0.3", room).await {
+            Err(r) => {
+                refused = Some(r);
+                break;
+            }
+            Ok(mut c) => {
+                c.ws.close(None).await.ok();
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+    }
+    let refused = refused.expect("a new socket from the flooding address is refused");
+    assert_eq!(
+        (refused.status, refused.code.as_str()),
+        (429, "rate_limited")
+    );
+    assert!(
+        refused.retry_after.is_some_and(|s| (50..=60).contains(&s)),
+        "Retry-After is the cool-down: {refused:?}"
+    );
+    let mut other = ws_from(&server, "127.0.0.4", room)
+        .await
+        .expect("another address connects");
+    other.recv().await.expect("snapshot");
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn above_the_socket_cap_the_public_listener_waits_and_the_admin_one_answers() {
     let server = TestServer::start_with(|c| {

@@ -105,6 +105,12 @@ pub struct Config {
     #[arg(long, env = "CATAN_WEBSOCKET_BURST", default_value_t = 20)]
     pub websocket_burst: u32,
 
+    /// Seconds a client address is refused new WebSockets (`429` `rate_limited`)
+    /// after one of its connections was closed for flooding (4008). 0 turns the
+    /// cool-down off; so does a `websocket_rate_per_min` of 0.
+    #[arg(long, env = "CATAN_WEBSOCKET_COOL_DOWN_SECS", default_value_t = 60)]
+    pub websocket_cool_down_secs: u64,
+
     /// HTTP header naming the client's address when the server runs behind a reverse
     /// proxy that sets it, e.g. `X-Forwarded-For` (its last entry is taken: the one
     /// the proxy added). Unset, the peer's own address is the client's; set it only

@@ -55,6 +55,12 @@ impl Bucket {
         }
     }
 
+    /// Empties the bucket so that its next token comes after `wait`.
+    fn empty_for(&mut self, wait: Duration) {
+        self.refill();
+        self.tokens = self.tokens.min(1.0 - wait.as_secs_f64() * self.rate);
+    }
+
     /// Whether the bucket has refilled to its burst (it then holds no information).
     fn is_full(&mut self) -> bool {
         self.refill();
@@ -108,6 +114,23 @@ impl AddressLimiter {
             .map_err(|wait| LobbyError::RateLimited {
                 retry_after_secs: wait.as_secs() + u64::from(wait.subsec_nanos() > 0),
             })
+    }
+
+    /// Refuses `addr` for `wait` from now: its bucket is emptied so that its next
+    /// call is allowed only then (a connection it flooded was closed with 4008).
+    /// Nothing when the limit is off.
+    pub fn cool_down(&self, addr: IpAddr, wait: Duration) {
+        if self.per_min == 0 || wait.is_zero() {
+            return;
+        }
+        let rate = f64::from(self.per_min) / 60.0;
+        let burst = f64::from(self.burst);
+        self.buckets
+            .lock()
+            .expect("rate limiter lock")
+            .entry(addr)
+            .or_insert_with(|| Bucket::new(rate, burst))
+            .empty_for(wait);
     }
 }
 

@@ -19,8 +19,8 @@ use crate::listen::{PeerAddr, client_ip};
 use crate::token;
 use crate::ws::{self, ConnLimits};
 use catan_protocol::{
-    AddBotRequest, CreateRoomRequest, CreateRoomResponse, RoomList, RoomListQuery, TakeSeatRequest,
-    WsQuery, parse_body,
+    AddBotRequest, CloseCode, CreateRoomRequest, CreateRoomResponse, RoomList, RoomListQuery,
+    TakeSeatRequest, WsQuery, parse_body,
 };
 
 /// Largest WebSocket frame the transport accepts at all; bigger ones end the
@@ -291,6 +291,8 @@ pub async fn websocket(
     let counted = state.metrics.connection();
     // Tracked, so that a shutdown waits for each socket's closing handshake.
     let tasks = state.tasks.clone();
+    let limiter = state.websocket_limiter.clone();
+    let cool_down = Duration::from_secs(state.config.websocket_cool_down_secs);
     Ok(upgrade
         .read_buffer_size(state.config.ws_read_buffer)
         .max_message_size(TRANSPORT_MAX_MESSAGE)
@@ -299,7 +301,12 @@ pub async fn websocket(
             tasks.track_future(
                 async move {
                     let _counted = (counted, slot);
-                    ws::serve(socket, room, conn, limits, shutdown).await;
+                    let code = ws::serve(socket, room, conn, limits, shutdown).await;
+                    // A flooder is refused new sockets for a while: reconnecting at
+                    // once would cost the server a snapshot and a flood again.
+                    if code == Some(CloseCode::RateLimited) {
+                        limiter.cool_down(ip.0, cool_down);
+                    }
                 }
                 .instrument(span),
             )

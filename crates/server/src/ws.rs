@@ -217,14 +217,16 @@ impl Reader {
     }
 }
 
-/// Serves one attached connection until either side closes it.
+/// Serves one attached connection until either side closes it; the close code the
+/// server ended it with, if it did.
 pub async fn serve<S>(
     socket: S,
     room: RoomHandle,
     mut conn: Connected,
     limits: ConnLimits,
     mut shutdown: tokio::sync::watch::Receiver<bool>,
-) where
+) -> Option<CloseCode>
+where
     S: Stream<Item = Result<Message, axum::Error>> + Sink<Message> + Unpin,
 {
     let (mut sink, mut stream) = socket.split();
@@ -283,6 +285,7 @@ pub async fn serve<S>(
         end(&mut sink, &mut stream, &mut conn, code, &mut shutdown).await;
     }
     room.disconnect(conn.conn).await;
+    close_code
 }
 
 /// Ends a connection the server closes with `code`: a shutdown is announced with
