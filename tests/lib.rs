@@ -112,31 +112,12 @@ impl TestServer {
     /// `CATAN_ADMIN_TOKEN`. The child's log lines are kept in `output`.
     pub fn spawn_process_with(database_url: &str, env: &[(&str, &str)]) -> TestServer {
         use std::io::BufRead;
-        let exe = std::env::current_exe().expect("test binary");
-        let mut command = std::process::Command::new(exe);
-        command.envs(env.iter().copied());
+        let mut command = child_server_command(database_url, env);
         let admin_token = env
             .iter()
             .find(|(k, _)| *k == "CATAN_ADMIN_TOKEN")
             .map(|(_, v)| (*v).to_owned());
         let mut child = command
-            .args([
-                "--exact",
-                "persistence::child_server",
-                "--ignored",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env("CATAN_E2E_CHILD", "1")
-            .env("DATABASE_URL", database_url)
-            .env("CATAN_BIND", "127.0.0.1:0")
-            .env("CATAN_ADMIN_BIND", "127.0.0.1:0")
-            .env("CATAN_BOT_THINK_MS", "0")
-            .env("CATAN_RATE_LIMIT", "100000")
-            .env("CATAN_LOBBY_RATE_PER_MIN", "0")
-            .env("CATAN_WEBSOCKET_RATE_PER_MIN", "0")
-            .env("CATAN_CHAT_PER_MIN", "100000")
-            .env("CATAN_MAX_WEBSOCKETS_PER_ADDRESS", "100000")
             .stdout(std::process::Stdio::piped())
             .spawn()
             .expect("spawn server process");
@@ -186,26 +167,7 @@ impl TestServer {
         env: &[(&str, &str)],
     ) -> Result<TestServer, Vec<String>> {
         use std::io::BufRead;
-        let exe = std::env::current_exe().expect("test binary");
-        let mut child = std::process::Command::new(exe)
-            .envs(env.iter().copied())
-            .args([
-                "--exact",
-                "persistence::child_server",
-                "--ignored",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env("CATAN_E2E_CHILD", "1")
-            .env("DATABASE_URL", database_url)
-            .env("CATAN_BIND", "127.0.0.1:0")
-            .env("CATAN_ADMIN_BIND", "127.0.0.1:0")
-            .env("CATAN_BOT_THINK_MS", "0")
-            .env("CATAN_RATE_LIMIT", "100000")
-            .env("CATAN_LOBBY_RATE_PER_MIN", "0")
-            .env("CATAN_WEBSOCKET_RATE_PER_MIN", "0")
-            .env("CATAN_CHAT_PER_MIN", "100000")
-            .env("CATAN_MAX_WEBSOCKETS_PER_ADDRESS", "100000")
+        let mut child = child_server_command(database_url, env)
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()
@@ -1013,4 +975,33 @@ mod faulty {
             self.inner.health().await
         }
     }
+}
+
+/// The command that runs this test binary as a server process
+/// (`persistence::child_server`) on `database_url`, on free ports, with the test
+/// limits of [`Config::for_tests`] and the extra variables `env` (which cannot
+/// override those: a compose file's `CATAN_BIND` must not move the test server).
+fn child_server_command(database_url: &str, env: &[(&str, &str)]) -> std::process::Command {
+    let exe = std::env::current_exe().expect("test binary");
+    let mut command = std::process::Command::new(exe);
+    command
+        .envs(env.iter().copied())
+        .args([
+            "--exact",
+            "persistence::child_server",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("CATAN_E2E_CHILD", "1")
+        .env("DATABASE_URL", database_url)
+        .env("CATAN_BIND", "127.0.0.1:0")
+        .env("CATAN_ADMIN_BIND", "127.0.0.1:0")
+        .env("CATAN_BOT_THINK_MS", "0")
+        .env("CATAN_RATE_LIMIT", "100000")
+        .env("CATAN_LOBBY_RATE_PER_MIN", "0")
+        .env("CATAN_WEBSOCKET_RATE_PER_MIN", "0")
+        .env("CATAN_CHAT_PER_MIN", "100000")
+        .env("CATAN_MAX_WEBSOCKETS_PER_ADDRESS", "100000");
+    command
 }
