@@ -131,7 +131,8 @@ pub fn step(
 }
 
 /// Plays `game` to its end, a win or the turn limit; `bots[s]` plays seat
-/// `s`, deciding from `game.view(Some(s))` and its actionable legal actions only.
+/// `s`, deciding from `game.view(Some(s))` and its actionable legal actions only,
+/// and observes every event as seat `s` would receive it ([`Strategy::observe`]).
 ///
 /// # Errors
 /// [`ArenaError`] when a choice is refused, a seat is stuck, or the game runs away.
@@ -149,6 +150,11 @@ pub fn play(
             return Err(ArenaError::TooLong(actions));
         }
         step(game, bots, rng, &mut legal, &mut events)?;
+        for e in &events {
+            for (seat, bot) in game.seats().zip(bots.iter_mut()) {
+                bot.observe(&e.redact_for(Some(seat)));
+            }
+        }
         trades += events
             .iter()
             .filter(|e| matches!(e, Event::TradeCompleted { .. }))

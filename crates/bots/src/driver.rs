@@ -7,7 +7,8 @@
 //! before acting again, since messages already in flight carry stale lists. It keeps
 //! the seat's [`GameView`] current by applying the events the seat receives
 //! ([`GameView::apply_events`]), so a strategy always decides from the whole view
-//! without asking for a snapshot. After a refusal it asks for one (`sync`) and
+//! without asking for a snapshot, and hands those events to the strategy
+//! ([`Strategy::observe`]) before it next decides. After a refusal it asks for one (`sync`) and
 //! decides again from it, so no refusal, from the engine or the store, can leave it
 //! without a fresh legal list: a bot always recovers and keeps playing. Each action
 //! carries the newest sequence number seen (`expect_seq`), so an action overtaken by
@@ -23,7 +24,7 @@
 //! [`SeatDriver::decide`] what to send, and waits (think time, and
 //! [`SeatDriver::backoff`] after refusals) as its transport allows.
 
-use catan_engine::{Action, GameView, Seat};
+use catan_engine::{Action, Event, GameView, Seat};
 use catan_protocol::{ClientMessage, GameOverInfo, ServerMessage};
 use rand::RngCore;
 
@@ -64,6 +65,8 @@ pub struct SeatDriver {
     seq: u64,
     /// The caller stopped waiting for answers to the seat's open offers.
     patience_over: bool,
+    /// Events received that the strategy has not observed yet.
+    unseen: Vec<Event>,
 }
 
 impl SeatDriver {
@@ -95,6 +98,7 @@ impl SeatDriver {
                 if let Some(view) = &mut self.view {
                     view.apply_events(events);
                 }
+                self.unseen.extend_from_slice(events);
                 self.set_legal(legal, request_id.as_deref());
             }
             ServerMessage::Resumed { legal, .. } => self.set_legal(legal, None),
@@ -219,6 +223,9 @@ impl SeatDriver {
             self.resync = false;
             self.awaiting_snapshot = true;
             return Some(ClientMessage::Sync);
+        }
+        for e in self.unseen.drain(..) {
+            strategy.observe(&e);
         }
         let view = self.view.as_ref()?;
         let actions = actionable(view, &self.legal);

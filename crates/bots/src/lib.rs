@@ -35,7 +35,7 @@ mod plan;
 mod random;
 mod search;
 
-use catan_engine::{Action, ActionKind, GameView};
+use catan_engine::{Action, ActionKind, Event, GameView};
 use rand::RngCore;
 
 pub use catan_protocol::BotKind;
@@ -60,6 +60,14 @@ pub trait Strategy {
     /// Chooses an action. `legal` must not be empty; the result is one of `legal`, or
     /// a `discard` of the representative's count of cards from the seat's own hand.
     fn choose(&mut self, view: &GameView, legal: &[Action], rng: &mut dyn RngCore) -> Action;
+
+    /// Takes in one event as the seat received it (redacted for it,
+    /// [`catan_engine::Event::redact_for`]), in order, before the next `choose`. A
+    /// strategy that remembers what it saw (the hard level counts cards) uses it;
+    /// the view already holds everything else, so the default ignores it.
+    fn observe(&mut self, event: &Event) {
+        let _ = event;
+    }
 }
 
 /// The part of `legal` that asks for a decision now: answers to offers this seat has

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use catan_bots::arena::{self, Tally};
 use catan_bots::{BotKind, Budget, SearchBot, Strategy};
-use catan_engine::{Action, DEFAULT_TURN_LIMIT, GameOptions, GameView, MapKind};
+use catan_engine::{Action, DEFAULT_TURN_LIMIT, Event, GameOptions, GameView, MapKind};
 use rand::RngCore;
 
 /// Command-line options.
@@ -127,6 +127,10 @@ impl Strategy for Timed {
         let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
         self.times.lock().expect("times lock").push(ns);
         a
+    }
+
+    fn observe(&mut self, event: &Event) {
+        self.inner.observe(event);
     }
 }
 

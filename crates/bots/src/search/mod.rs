@@ -20,6 +20,7 @@
 //! searched: the turns' search has no iterations unless a budget gives it some.
 
 mod determinize;
+mod known;
 mod setup;
 #[cfg(test)]
 mod tests;
@@ -35,6 +36,7 @@ use crate::board::Board;
 use crate::{HeuristicBot, Level, Strategy, is_proposal};
 
 pub(crate) use determinize::determinize;
+pub(crate) use known::Known;
 
 /// Candidate actions searched at most.
 pub const MAX_CANDIDATES: usize = 8;
@@ -106,6 +108,8 @@ pub struct SearchBot {
     budget: Budget,
     /// The medium bot it starts from (and whose trade memory it keeps).
     medium: HeuristicBot,
+    /// What the seat's events showed of the other hands.
+    known: Known,
 }
 
 impl SearchBot {
@@ -115,6 +119,7 @@ impl SearchBot {
         SearchBot {
             budget,
             medium: HeuristicBot::at(Level::Medium),
+            known: Known::new(),
         }
     }
 }
@@ -137,8 +142,16 @@ impl Strategy for SearchBot {
                 None => self.budget.setup_playouts,
                 Some(_) => self.budget.setup_playouts / 2,
             };
-            return setup::best(view, me, &candidates, playouts, self.budget, rng)
-                .unwrap_or(medium);
+            return setup::best(
+                view,
+                &self.known,
+                me,
+                &candidates,
+                playouts,
+                self.budget,
+                rng,
+            )
+            .unwrap_or(medium);
         }
         let searched = match view.phase {
             Phase::PreRoll | Phase::MoveRobber { .. } => true,
@@ -152,8 +165,12 @@ impl Strategy for SearchBot {
         if candidates.len() < 2 {
             return medium;
         }
-        let stats = search(view, me, &candidates, self.budget, rng);
+        let stats = search(view, &self.known, me, &candidates, self.budget, rng);
         best(&candidates, &stats)
+    }
+
+    fn observe(&mut self, event: &Event) {
+        self.known.observe(event);
     }
 }
 
@@ -225,6 +242,7 @@ impl Stat {
 /// count rollouts.
 fn search(
     view: &GameView,
+    known: &Known,
     me: Seat,
     candidates: &[Action],
     budget: Budget,
@@ -237,7 +255,7 @@ fn search(
         if budget.time.is_some_and(|t| start.elapsed() >= t) {
             break;
         }
-        let Some(game) = determinize(view, rng) else {
+        let Some(game) = determinize(view, known, rng) else {
             break;
         };
         let seed = rng.next_u64();

@@ -13,7 +13,7 @@ use catan_engine::{Action, GameView, Phase, Seat};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::{Budget, determinize, playout};
+use super::{Budget, Known, determinize, playout};
 use crate::board::Board;
 use crate::heuristic::setup::ranked;
 
@@ -59,6 +59,7 @@ pub(super) fn candidates(
 /// the budget.
 pub(super) fn best(
     view: &GameView,
+    known: &Known,
     me: Seat,
     candidates: &[Action],
     playouts: u32,
@@ -83,7 +84,7 @@ pub(super) fn best(
                 break 'rounds;
             }
             let began = Instant::now();
-            let Some(game) = determinize(view, rng) else {
+            let Some(game) = determinize(view, known, rng) else {
                 break 'rounds;
             };
             let seed = rng.next_u64();

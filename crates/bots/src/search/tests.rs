@@ -1,11 +1,11 @@
 //! The hard level decides from its view alone, and its determinizations agree with
 //! that view.
 
-use catan_engine::{Action, Actor, Game, GameOptions, GameView, Phase, Seat};
+use catan_engine::{Action, Actor, Event, Game, GameOptions, GameView, Phase, Resources, Seat};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::{Budget, SearchBot, determinize};
+use super::{Budget, Known, SearchBot, determinize};
 use crate::arena;
 use crate::{Level, Strategy};
 
@@ -99,7 +99,7 @@ fn every_determinization_shows_the_seat_exactly_its_view() {
         let mut rng = ChaCha8Rng::seed_from_u64(u64::from(seat.0));
         let mut differs = false;
         for _ in 0..20 {
-            let d = determinize(&view, &mut rng).expect("a valid draw");
+            let d = determinize(&view, &Known::new(), &mut rng).expect("a valid draw");
             assert_eq!(d.view(Some(seat)), view);
             differs |= d
                 .seats()
@@ -137,7 +137,8 @@ fn setup_determinizations_follow_the_snake_order_and_show_the_view() {
         let game = in_setup(5 + u64::from(placements), placements);
         let me = game.current();
         let view = game.view(Some(me));
-        let d = determinize(&view, &mut ChaCha8Rng::seed_from_u64(9)).expect("a valid draw");
+        let d = determinize(&view, &Known::new(), &mut ChaCha8Rng::seed_from_u64(9))
+            .expect("a valid draw");
         assert_eq!(d.view(Some(me)), view, "placement {placements}");
         assert_eq!(d.current(), me);
     }
@@ -174,4 +175,105 @@ fn setup_placements_are_searched_from_the_view_alone() {
         assert!(legal.contains(&road));
         assert_eq!(road, choice_within(&vb, &legal, SETUP_BUDGET));
     }
+}
+
+/// Plays a game of medium bots from its start, every seat counting cards from the
+/// events it receives; `check` sees the game, each seat's [`Known`] and the events
+/// of every step.
+fn counted(seed: u64, mut check: impl FnMut(&Game, &[Known], &[Event])) {
+    let mut game = Game::new(GameOptions::default(), seed).unwrap();
+    let mut bots: Vec<Box<dyn Strategy + Send>> = (0..4)
+        .map(|_| Box::new(crate::HeuristicBot::at(Level::Medium)) as Box<dyn Strategy + Send>)
+        .collect();
+    let mut known = vec![Known::new(); 4];
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (mut legal, mut events) = (Vec::new(), Vec::new());
+    while !game.is_over() {
+        arena::step(&mut game, &mut bots, &mut rng, &mut legal, &mut events).unwrap();
+        for e in &events {
+            for (seat, k) in game.seats().zip(known.iter_mut()) {
+                k.observe(&e.redact_for(Some(seat)));
+            }
+        }
+        check(&game, &known, &events);
+    }
+}
+
+#[test]
+fn counted_cards_are_always_held_and_exact_after_the_setup() {
+    // Every card move is public but a steal between others, so what a seat
+    // counts is a lower bound of each hand at every step, and the whole hand while no
+    // steal has hidden a card: through the setup and up to the first 7.
+    for seed in [11, 12] {
+        let (mut steps, mut exact_after_setup, mut certain, mut held) = (0, 0, 0u64, 0u64);
+        let mut hidden_steal = false;
+        counted(seed, |game, known, events| {
+            hidden_steal |= events.iter().any(|e| matches!(e, Event::Stolen { .. }));
+            for viewer in game.seats() {
+                let view = game.view(Some(viewer));
+                for s in game.seats().filter(|&s| s != viewer) {
+                    let sure = known[viewer.index()].hand(&view, s);
+                    let hand = game.player(s).hand;
+                    assert!(
+                        hand.contains(&sure),
+                        "seed {seed}: {viewer} is sure {s} holds {sure:?}, it holds {hand:?}"
+                    );
+                    certain += u64::from(sure.total());
+                    held += u64::from(hand.total());
+                    if !hidden_steal {
+                        assert_eq!(sure, hand, "seed {seed}: nothing hidden yet");
+                        if game.turn() >= 1 {
+                            exact_after_setup += 1;
+                        }
+                    }
+                }
+            }
+            steps += 1;
+        });
+        assert!(
+            steps > 100 && exact_after_setup > 0,
+            "seed {seed}: {steps} steps"
+        );
+        // Steals hide little: most cards in opponents' hands are known.
+        assert!(
+            certain * 2 > held,
+            "seed {seed}: {certain} of {held} cards certain"
+        );
+    }
+}
+
+#[test]
+fn a_card_stolen_from_the_seat_is_in_the_thief_hand_of_every_determinization() {
+    // The victim sees which card was taken: the thief holds it in every
+    // draw of the victim's view, where without counting it would be dealt at random.
+    let mut seen = 0u32;
+    counted(13, |game, known, events| {
+        for e in events {
+            let Event::Stolen {
+                thief,
+                victim,
+                resource: Some(r),
+            } = *e
+            else {
+                continue;
+            };
+            let view = game.view(Some(victim));
+            let mut rng = ChaCha8Rng::seed_from_u64(u64::from(seen));
+            let card = Resources::single(r, 1);
+            for _ in 0..10 {
+                let d = determinize(&view, &known[victim.index()], &mut rng).expect("a draw");
+                assert_eq!(d.view(Some(victim)), view);
+                assert!(
+                    d.player(thief).hand.contains(&card),
+                    "{thief} holds the {r:?}"
+                );
+                for s in game.seats().filter(|&s| s != victim) {
+                    let sure = known[victim.index()].hand(&view, s);
+                    assert!(d.player(s).hand.contains(&sure));
+                }
+            }
+            seen += 1;
+        }
+    });
+    assert!(seen > 0, "the game had a steal");
 }
