@@ -120,6 +120,17 @@ fn main() -> ExitCode {
         eprintln!("catan-loadgen: {e}");
         return ExitCode::from(2);
     }
+    // The misbehaving clients get a runtime and a thread of their own (see
+    // `LoadConfig::misbehave_runtime`); it lives until the end of main.
+    let misbehave_runtime = args.misbehave.then(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("misbehave")
+            .enable_all()
+            .build()
+            .expect("tokio runtime for the misbehaving clients")
+    });
+    config.misbehave_runtime = misbehave_runtime.as_ref().map(|r| r.handle().clone());
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
     let report = match runtime.block_on(loadgen::run(config)) {
         Ok(r) => r,

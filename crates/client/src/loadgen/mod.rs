@@ -71,6 +71,12 @@ pub struct LoadConfig {
     /// One misbehaving spectator per room beside the four seats (flooding, not
     /// reading, sending garbage or reconnecting without end, by slot in turn).
     pub misbehave: bool,
+    /// Where the misbehaving clients run: a runtime of their own (the binary gives
+    /// them one thread), so that on the load generator's side they take CPU time
+    /// from the measured clients only as another process would, through the OS
+    /// scheduler, and never hold a worker thread the measured clients wait for;
+    /// `None`: the runner's own runtime.
+    pub misbehave_runtime: Option<tokio::runtime::Handle>,
     /// Each room slot's clients connect from a loopback address of their own
     /// (127.1.x.y for the seats, 127.2.x.y for the misbehaving spectator), so the
     /// server's per-address limits apply to each room as to one household, as they
@@ -106,6 +112,7 @@ impl LoadConfig {
             seed: 1,
             vp_target: 10,
             misbehave: false,
+            misbehave_runtime: None,
             spread_addresses: true,
         }
     }

@@ -123,12 +123,16 @@ pub(super) async fn play_slot(
             continue;
         }
         let misbehaving = config.misbehave.then(|| {
-            tokio::spawn(misbehave(
+            let task = misbehave(
                 config.slot_target(slot, true),
                 room.id,
                 Misbehaviour::for_slot(slot),
                 stats.misbehaviour.clone(),
-            ))
+            );
+            match &config.misbehave_runtime {
+                Some(runtime) => runtime.spawn(task),
+                None => tokio::spawn(task),
+            }
         });
         let go_on = play_game(config, window, room.sockets, &mut rng, stats).await;
         if let Some(task) = misbehaving {
