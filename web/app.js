@@ -11,7 +11,7 @@ import { renderGame } from './game.js';
 import { renderModal } from './dialogs.js';
 import { historyList } from './endgame.js';
 import { replayPage } from './replay.js';
-import { h, S, W, dot, who, seatName, toast, announce, beep, soundOn, setSound, glance, GLANCE_MS } from './ui.js';
+import { h, S, W, dot, who, seatName, occupantName, toast, announce, beep, soundOn, setSound, glance, GLANCE_MS } from './ui.js';
 
 /** @typedef {import('./protocol').CreateRoomRequest} CreateRoomRequest */
 /** @typedef {import('./protocol').CreateRoomResponse} CreateRoomResponse */
@@ -180,7 +180,7 @@ async function lobbyPage() {
       const rooms = listed.rooms.filter((r) => r.status !== 'finished');
       if (!rooms.length) { list.replaceChildren(h('p', { class: 'muted' }, t('no_rooms'))); return; }
       /** @param {RoomInfo} r */
-      const names = (r) => r.seats.flatMap((s) => (s.occupant ? [s.occupant.name] : [])).join(', ') || t('room_nobody');
+      const names = (r) => r.seats.flatMap((s) => (s.occupant ? [occupantName(s.occupant)] : [])).join(', ') || t('room_nobody');
       list.replaceChildren(h('table', {},
         h('tr', {}, h('th', {}, t('room')), h('th', {}, t('status')), h('th', {}, t('seats')), h('th', {}, t('vp')), h('th', {}, t('opt.map'))),
         rooms.map((r) => h('tr', {},
@@ -492,13 +492,13 @@ function renderRoomLobby() {
     h('tr', {}, h('th', {}, t('seat')), h('th', {}, t('player')), h('th', {}, t('online'))),
     r.seats.map((s) => h('tr', { 'data-bot': s.occupant?.bot ? '' : undefined },
       h('td', {}, dot(s.seat), `${s.seat + 1}`),
-      h('td', {}, s.occupant ? [s.occupant.name, s.occupant.bot ? ` (${t(`bot.${s.occupant.bot}`)})` : '', you === s.seat && S.session.token ? ` (${t('you')})` : '']
+      h('td', {}, s.occupant ? [occupantName(s.occupant), s.occupant.bot ? ` (${t(`bot.${s.occupant.bot}`)})` : '', you === s.seat && S.session.token ? ` (${t('you')})` : '']
         : h('span', { class: 'muted' }, t('free'))),
       h('td', {}, s.connected ? t('yes') : t('no')),
       // The host may take a seat back before the start: a bot, or a person waiting.
       S.session.host_token && r.status === 'lobby' && s.occupant && !(you === s.seat && S.session.token)
         ? h('td', {}, h('button', {
-          class: 'remove-seat', 'data-seat': String(s.seat), 'aria-label': `${t('remove')} ${s.occupant.name}`,
+          class: 'remove-seat', 'data-seat': String(s.seat), 'aria-label': `${t('remove')} ${occupantName(s.occupant)}`,
           onclick: () => lobbyCall(() => api('DELETE', `/api/rooms/${r.id}/seats/${s.seat}`, undefined, S.session.host_token)),
         }, t('remove')))
         : h('td', {}))));

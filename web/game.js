@@ -117,7 +117,7 @@ export function renderGame() {
 function playersPanel() {
   const { view: v, room, you, deadline } = W();
   const shown = glance();
-  const award = (held, key) => (held ? h('span', { class: 'badge award', title: t(key) }, t(key)) : null);
+  const award = (held, key) => (held ? h('span', { class: 'badge award', title: t(key), 'data-award': key }, t(key)) : null);
   return h('section', { class: 'panel', id: 'players-panel' }, h('h3', {}, t('players')),
     h('table', { id: 'players' },
       h('tr', {}, h('th', {}, t('player')), h('th', { title: t('vp_long') }, t('vp')), h('th', { title: t('cards_long') }, t('cards')),

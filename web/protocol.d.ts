@@ -334,6 +334,11 @@ export interface AdminRoomDetail {
    * game events unredacted.
    */
   events: ServerMessage[];
+  /**
+   * With `?view=N`: the engine's view of the game for seat `N`
+   * (`Game::view`), what that seat's client should show; left out otherwise.
+   */
+  view?: GameView | null;
 }
 
 /** `GET /admin/rooms` answer. */

@@ -10,6 +10,7 @@ export default {
   "nobody": "nobody",
   "nothing": "nothing",
   "seat_n": "Seat {n}",
+  "bot_n": "Bot {n}",
   "list_sep": ", ",
   "and": " and ",
   "n_res": "{n} {res}",

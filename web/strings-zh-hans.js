@@ -10,6 +10,7 @@ export default {
   "nobody": "无人",
   "nothing": "无",
   "seat_n": "座位 {n}",
+  "bot_n": "机器人 {n}",
   "list_sep": "、",
   "and": "和",
   "n_res": "{n} {res}",

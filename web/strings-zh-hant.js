@@ -10,6 +10,7 @@ export default {
   "nobody": "無人",
   "nothing": "無",
   "seat_n": "座位 {n}",
+  "bot_n": "機器人 {n}",
   "list_sep": "、",
   "and": "和",
   "n_res": "{n} {res}",

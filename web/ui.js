@@ -76,7 +76,17 @@ export const W = () => S.conn?.state || {
 export function seatName(s) {
   if (s === null || s === undefined) return t('nobody');
   const room = W().room || S.room;
-  return room?.seats?.[s]?.occupant?.name || t('seat_n', { n: s + 1 });
+  const occupant = room?.seats?.[s]?.occupant;
+  return occupant ? occupantName(occupant) : t('seat_n', { n: s + 1 });
+}
+
+/**
+ * A seat occupant's name as shown: a built-in bot keeps the server's default name,
+ * "Bot N", shown in the page's language ("机器人 N"); any other name as given.
+ */
+export function occupantName(occupant) {
+  const botNumber = occupant.bot ? /^Bot (\d+)$/.exec(occupant.name)?.[1] : null;
+  return botNumber ? t('bot_n', { n: botNumber }) : occupant.name;
 }
 export const dot = (s) => h('span', { class: 'seat-dot', style: `background:${SEAT_COLORS[s]}`, title: t(`color.${SEAT_NAMES[s]}`) });
 export const who = (s) => h('span', { class: 'who' }, dot(s), seatName(s));
@@ -199,7 +209,7 @@ export function toast(text, sound) {
   const box = document.getElementById('toasts');
   if (!box) return;
   for (const old of box.querySelectorAll('.toast')) if (old.textContent === text) old.remove();
-  const el = h('div', { class: 'toast' }, text);
+  const el = h('div', { class: 'toast', 'data-kind': sound || 'info' }, text);
   box.append(el);
   while (box.children.length > 3) box.firstElementChild.remove();
   setTimeout(() => el.remove(), 4000);

@@ -293,6 +293,24 @@ async fn the_room_list_and_inspection_show_what_the_rooms_hold_and_clients_see()
         "nothing happened meanwhile"
     );
     assert_eq!(detail.seed_commitment, seen_by_alice.room.seed_commitment);
+    assert!(detail.view.is_none(), "no view unless asked for");
+
+    // `?view=N`: the engine's view of seat N, what that seat's client was sent.
+    let with_view = inspect(&server, playing, "?events=0&view=0").await;
+    assert_eq!(with_view.view.as_deref(), seen_by_alice.view.as_ref());
+    let bot_view = inspect(&server, playing, "?events=0&view=2").await;
+    assert_eq!(bot_view.view.as_deref(), Some(&game.view(Some(Seat(2)))));
+    for (query, status, code) in [
+        ("?view=3", 400, "no_such_seat"),
+        ("?view=x", 400, "bad_request"),
+    ] {
+        let r = server
+            .admin_get(&format!("/admin/rooms/{playing}{query}"))
+            .await;
+        assert_eq!(r.status(), status, "{query}");
+        let body: ErrorBody = r.json().await.expect("error body");
+        assert_eq!(body.error.code, code, "{query}");
+    }
 
     // The last broadcasts: 50 by default, as many as asked, never more than kept;
     // the chat line is there exactly as Alice received it.
@@ -321,6 +339,12 @@ async fn the_room_list_and_inspection_show_what_the_rooms_hold_and_clients_see()
 
     let lobby_detail = inspect(&server, lobby.room_id, "").await;
     assert!(lobby_detail.game.is_none() && lobby_detail.room.phase.is_none());
+    let r = server
+        .admin_get(&format!("/admin/rooms/{}?view=0", lobby.room_id))
+        .await;
+    assert_eq!(r.status(), 400, "no view before the start");
+    let body: ErrorBody = r.json().await.expect("error body");
+    assert_eq!(body.error.code, "bad_request");
     let r = server
         .admin_get(&format!("/admin/rooms/{}", Uuid::new_v4()))
         .await;

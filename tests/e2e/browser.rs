@@ -13,6 +13,10 @@ use std::time::Instant;
 
 use catan_e2e::TestServer;
 
+/// The admin token of the server under test: the whole games are compared with the
+/// engine's view from the admin API (`?view=`).
+const ADMIN_TOKEN: &str = "browser-tests-admin-token";
+
 /// One browser's scenarios at a time.
 static ONE_BROWSER_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
@@ -44,12 +48,18 @@ async fn run_browser_tests(name: &str, binary: &str, package: &str) {
     }
 
     let _turn = ONE_BROWSER_AT_A_TIME.lock().await;
-    let server = TestServer::start_with(|c| c.bot_think_ms = 0).await;
+    let server = TestServer::start_with(|c| {
+        c.bot_think_ms = 0;
+        c.admin_token = Some(ADMIN_TOKEN.into());
+    })
+    .await;
     let started = Instant::now();
     let output = tokio::process::Command::new("node")
         .args(["--test", "web/tests/"])
         .current_dir(root)
         .env("CATAN_URL", server.url(""))
+        .env("CATAN_ADMIN_URL", server.admin_url(""))
+        .env("CATAN_ADMIN_TOKEN", ADMIN_TOKEN)
         .env("CATAN_BROWSERS", name)
         .kill_on_drop(true)
         .output()

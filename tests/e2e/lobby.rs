@@ -561,3 +561,33 @@ async fn a_rebound_name_or_an_unreadable_origin_is_not_the_servers_own_page() {
     assert_eq!(r.status(), 201, "the loopback address's own page may");
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_query_parameter_of_the_wrong_type_is_a_bad_request_with_the_usual_body() {
+    // Every call that reads a query answers a malformed one as any other refusal:
+    // 400, `bad_request`, a message that says what (not a plain-text rejection).
+    let server = TestServer::start().await;
+    let room = server.create_room(json!({ "players": 3 })).await.room_id;
+    for path in [
+        "/api/rooms?limit=many".to_owned(),
+        "/api/games?page=two".to_owned(),
+        "/api/games?per_page=-1".to_owned(),
+        format!("/api/rooms/{room}/ws?last_seq=-1"),
+    ] {
+        let r = server
+            .http
+            .get(server.url(&path))
+            .send()
+            .await
+            .expect("http");
+        assert_eq!(error_of(r).await, (400, "bad_request".into()), "{path}");
+    }
+    let r = server
+        .http
+        .get(server.url("/api/rooms?limit=5"))
+        .send()
+        .await
+        .expect("http");
+    assert_eq!(r.status(), 200, "a well-formed query still works");
+    server.stop().await;
+}

@@ -4,7 +4,11 @@
 // download. The same scenarios (scenario.js) run in each browser:
 //
 // - a person creates a room, takes a seat, adds three bots, starts, and plays a whole
-//   game through the page only; mid-game the page is reloaded and must resume;
+//   game through the page only; mid-game the page is reloaded and must resume; what
+//   the page shows (every player's points, cards, knights, road length and awards,
+//   the hand, the bank, the ratios) is compared with the engine's view of the seat
+//   (the admin API's `?view=`) whenever the page is current, after every action of
+//   the person and at the start of each of its turns;
 // - a phone-sized spectator watches a bots' game from the lobby list to its end;
 // - a spectator sees a bots' game end at the turn limit with no winner (R-10.5);
 // - a spectator sees a bot stand in for a person who does not come, until they do;
@@ -22,8 +26,8 @@
 // copies the README's: docs/screenshot.png and docs/screenshots/{phone,desktop}.png).
 //
 // Browsers: $CATAN_BROWSERS (comma-separated, default `chromium,firefox`).
-// The server: $CATAN_URL if set (the Rust wrapper tests/e2e/browser.rs starts one
-// in-process), else target/debug/catan-server (built with cargo if missing) started
+// The server: $CATAN_URL and $CATAN_ADMIN_URL with $CATAN_ADMIN_TOKEN if set (the
+// Rust wrapper tests/e2e/browser.rs starts one in-process), else target/debug/catan-server (built with cargo if missing) started
 // here on a free port with CATAN_BOT_THINK_MS=0.
 //
 // Run: cd web && npm ci && node --test tests/
@@ -45,6 +49,9 @@ const LANGS = ['en', 'zh-Hans', 'zh-Hant'];
 
 let server = null;
 let base = process.env.CATAN_URL || null;
+// The admin API, whose engine view (`?view=N`) the whole games are compared with.
+const ADMIN_TOKEN = process.env.CATAN_ADMIN_TOKEN || 'browser-tests-admin-token';
+const admin = { url: process.env.CATAN_ADMIN_URL || null, token: ADMIN_TOKEN };
 
 async function startServer() {
   const targetDir = process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target');
@@ -55,7 +62,12 @@ async function startServer() {
   }
   server = spawn(bin, ['--bind', '127.0.0.1:0', '--admin-bind', '127.0.0.1:0', '--database-url', 'sqlite::memory:'], {
     cwd: ROOT,
-    env: { ...process.env, CATAN_BOT_THINK_MS: '0', NO_COLOR: '1', RUST_LOG: 'info' },
+    // As the Rust harness's test server: no per-address rates (every page of these
+    // tests comes from 127.0.0.1, creating many rooms in a few minutes).
+    env: {
+      ...process.env, CATAN_BOT_THINK_MS: '0', CATAN_ADMIN_TOKEN: ADMIN_TOKEN, NO_COLOR: '1', RUST_LOG: 'info',
+      CATAN_LOBBY_RATE_PER_MIN: '0', CATAN_WEBSOCKET_RATE_PER_MIN: '0',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {
@@ -65,10 +77,12 @@ async function startServer() {
       buf += d.toString();
       // eslint-disable-next-line no-control-regex
       const clean = buf.replace(/\x1b\[[0-9;]*m/g, '');
-      const m = clean.match(/listening[^\n]*addr=([0-9.:]+)/);
-      if (m && !base) {
+      const lobby = clean.match(/listening \(lobby[^\n]*addr=([0-9.:]+)/);
+      const adm = clean.match(/listening \(admin[^\n]*addr=([0-9.:]+)/);
+      if (lobby && adm && !base) {
         clearTimeout(timer);
-        base = `http://${m[1]}`;
+        base = `http://${lobby[1]}`;
+        admin.url = `http://${adm[1]}`;
         resolve();
       }
     };
@@ -109,8 +123,8 @@ for (const name of NAMES) {
         const update = process.env.CATAN_UPDATE_SCREENSHOT && name === 'chromium' && lang === 'en'
           ? path.join(ROOT, 'docs', 'screenshot.png') : null;
         const rematch = name === 'chromium' && lang === 'en';
-        const r = await playWholeGame(browser, base, out, { vpTarget: 4, lang, updateScreenshot: update, rematch });
-        console.log(`# ${name} ${lang}: whole game in ${((Date.now() - t0) / 1000).toFixed(1)} s (${r.turns} own turns, ${r.spots} spots clicked, ${r.offers} offers)`);
+        const r = await playWholeGame(browser, base, out, { vpTarget: 4, lang, updateScreenshot: update, rematch, admin });
+        console.log(`# ${name} ${lang}: whole game in ${((Date.now() - t0) / 1000).toFixed(1)} s (${r.turns} own turns, ${r.spots} spots clicked, ${r.offers} offers, ${r.compared} states compared with the engine's view, toasts ${JSON.stringify(r.toasts)})`);
       });
     }
 

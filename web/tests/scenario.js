@@ -53,6 +53,125 @@ async function reloadAndCompare(tab) {
   assert.deepEqual(await shown(tab), before, 'the page showed what the server\'s view says');
 }
 
+/**
+ * The numbers the page shows, read from the DOM (language-free): per player VP,
+ * cards, development cards, knights, road length and awards; the hand and its
+ * development cards, the bank and the development deck, the maritime ratios.
+ */
+async function shownNumbers(tab) {
+  await tab.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+  return tab.evaluate(() => {
+    const num = (e) => Number((e?.textContent.match(/\d+/g) || ['NaN']).pop());
+    const players = [...document.querySelectorAll('#players tr[data-seat]')].map((tr) => {
+      const td = [...tr.querySelectorAll('td')];
+      return {
+        seat: Number(tr.dataset.seat),
+        vp: num(td[1]), cards: num(td[2]), dev: num(td[3]), knights: num(td[4]), road: num(td[5]),
+        awards: [...tr.querySelectorAll('[data-award]')].map((b) => b.dataset.award).sort(),
+      };
+    });
+    const hand = Object.fromEntries([...document.querySelectorAll('#hand .card[data-resource]')]
+      .map((e) => [e.dataset.resource, Number(e.dataset.count)]));
+    const devs = Object.fromEntries([...document.querySelectorAll('#hand .card[data-dev]')]
+      .map((e) => [e.dataset.dev, Number(e.textContent.match(/×(\d+)/)[1])]));
+    const bank = Object.fromEntries([...document.querySelectorAll('#bank .card[data-bank]')].map((e) => [e.dataset.bank, num(e)]));
+    const ratios = [...(document.getElementById('ratios')?.textContent.matchAll(/(\d):1/g) || [])].map((m) => Number(m[1]));
+    return { players, hand, devs, bank, ratios };
+  });
+}
+
+/** What the page should show, from the engine's view `v` of the page's seat. */
+function expectedNumbers(v) {
+  const count = (m) => Object.fromEntries(Object.entries(m).filter(([, n]) => n > 0));
+  return {
+    players: v.players.map((p) => ({
+      seat: p.seat,
+      vp: v.me.seat === p.seat ? v.me.total_vp : p.public_vp,
+      cards: p.resource_cards, dev: p.dev_cards, knights: p.knights_played, road: p.road_length,
+      awards: [v.longest_road === p.seat ? 'longest_road' : null, v.largest_army === p.seat ? 'largest_army' : null].filter(Boolean).sort(),
+    })),
+    hand: Object.fromEntries(RES.map((r) => [r, v.me.hand[r] || 0])),
+    devs: count(v.me.dev_cards),
+    bank: { ...Object.fromEntries(RES.map((r) => [r, v.bank[r] || 0])), dev: v.dev_deck },
+    ratios: v.me.maritime_ratios,
+  };
+}
+
+/**
+ * Compares what `tab` shows with the engine's view of its seat (the admin API's
+ * `?view=`), once the page is current: it has applied every message up to the
+ * room's newest and has no refresh of numbers the events do not state outstanding.
+ * Returns whether a comparison was made (the room may move on meanwhile).
+ */
+async function compareWithEngine(tab, admin, roomId, seat) {
+  const pageSeq = () => tab.evaluate(() => (window.__catan?.conn?.refreshSeq === null ? window.__catan.conn.state.lastSeq : -1)).catch(() => -1);
+  for (let i = 0; i < 5; i++) {
+    const before = await pageSeq();
+    const r = await fetch(`${admin.url}/admin/rooms/${roomId}?events=0&view=${seat}`, { headers: { authorization: `Bearer ${admin.token}` } });
+    assert.equal(r.status, 200, 'the admin API answers the engine view');
+    const detail = await r.json();
+    const shownNow = await shownNumbers(tab);
+    const after = await pageSeq();
+    if (before === detail.room.seq && after === before && detail.view.phase.name !== 'over') {
+      assert.deepEqual(shownNow, expectedNumbers(detail.view), `the page shows the engine's view at seq ${before}`);
+      return true;
+    }
+    await sleep(30);
+  }
+  return false;
+}
+
+/**
+ * Starts recording, in `tab`, every toast shown (its kind) and every event the page
+ * receives with the awards' holders before it; `takeToasts` collects them. A reload
+ * ends a recording (the page is new).
+ */
+async function recordToasts(tab) {
+  await tab.evaluate(() => {
+    const rec = { toasts: [], events: [] };
+    window.__toastRecord = rec;
+    new MutationObserver((changes) => {
+      for (const c of changes) for (const n of c.addedNodes) if (n.classList?.contains('toast')) rec.toasts.push(n.dataset.kind);
+    }).observe(document.getElementById('toasts'), { childList: true });
+    // Every connection the page makes (it may open a new one), each `events`
+    // message it takes in (not a duplicate), as the kit hands it to the page.
+    const proto = Object.getPrototypeOf(window.__catan.conn);
+    const receive = proto.receive;
+    proto.receive = function (msg) {
+      const s = this.state;
+      const fresh = msg.type === 'events' && s.view && !(s.lastSeq !== null && msg.seq <= s.lastSeq);
+      if (fresh && this === window.__catan.conn) {
+        let { longest_road: lr, largest_army: la } = s.view;
+        for (const ev of msg.events) {
+          rec.events.push({ ev, lr, la });
+          if (ev.type === 'longest_road') lr = ev.holder;
+          if (ev.type === 'largest_army') la = ev.holder;
+        }
+      }
+      return receive.call(this, msg);
+    };
+  });
+}
+
+/** What `recordToasts` recorded: toasts shown and toasts due, by kind. */
+async function takeToasts(tab, you) {
+  const rec = await tab.evaluate(() => window.__toastRecord);
+  const due = { turn: 0, robbed: 0, offer: 0, award: 0 };
+  for (const { ev, lr, la } of rec.events) {
+    if (ev.type === 'turn_started' && ev.seat === you) due.turn += 1;
+    if (ev.type === 'stolen' && ev.victim === you) due.robbed += 1;
+    if (ev.type === 'offer_made' && ev.offer.from !== you && (ev.offer.to === you || ev.offer.to === null)) due.offer += 1;
+    if ((ev.type === 'longest_road' && ev.holder !== lr) || (ev.type === 'largest_army' && ev.holder !== la)) due.award += 1;
+  }
+  const shownKinds = { turn: 0, robbed: 0, offer: 0, award: 0 };
+  for (const k of rec.toasts) if (k in shownKinds) shownKinds[k] += 1;
+  return { due, shown: shownKinds };
+}
+
+function addCounts(into, from) {
+  for (const k of Object.keys(from)) into[k] = (into[k] || 0) + from[k];
+}
+
 /** The hand shown in the page's "Your hand" panel. */
 async function hand(tab) {
   return tab.evaluate(() => Object.fromEntries([...document.querySelectorAll('#hand .card[data-resource]')]
@@ -181,7 +300,7 @@ function progressWatch(tab, out) {
  * and plays a whole game (VP target `vpTarget`) through the page; mid-game the page
  * is reloaded and must resume. Screenshots of the board go to `out`.
  */
-export async function playWholeGame(browser, base, out, { vpTarget = 4, lang = 'en', updateScreenshot = null, rematch = false } = {}) {
+export async function playWholeGame(browser, base, out, { vpTarget = 4, lang = 'en', updateScreenshot = null, rematch = false, admin = null } = {}) {
   mkdirSync(out, { recursive: true });
   const tab = await browser.newTab({ width: 1280, height: 900 });
 
@@ -219,24 +338,44 @@ export async function playWholeGame(browser, base, out, { vpTarget = 4, lang = '
   await tab.waitFor('#board');
   assert.equal(await tab.count('#board polygon.tile'), 19);
   assert.equal(await tab.count('#board .harbor'), 9);
+  // The bots' default names are in the page's language too ("机器人 2").
+  const botName = { en: 'Bot 2', 'zh-Hans': '机器人 2', 'zh-Hant': '機器人 2' }[lang];
+  const playersText = await tab.evaluate(() => document.getElementById('players').textContent);
+  assert.ok(playersText.includes(botName), `"${botName}" in ${playersText}`);
+  if (lang !== 'en') assert.ok(!playersText.includes('Bot '), `no English bot name in ${playersText}`);
 
   // Play until the game ends; reload once mid-game.
-  const memo = { ...newMemo({ offers: true }), reloaded: false, shot: false };
+  const memo = { ...newMemo({ offers: true }), reloaded: false, shot: false, compared: 0, comparable: 0, comparedTurn: -1 };
+  // Toasts due and shown: your turn, robbed, an offer to you, an award changing hands.
+  const toasts = { due: {}, shown: {} };
+  const collect = async () => { const r = await takeToasts(tab, 0); addCounts(toasts.due, r.due); addCounts(toasts.shown, r.shown); };
+  await recordToasts(tab);
   const watch = progressWatch(tab, out);
+  let lastDid = 'start';
   for (let i = 0; i < 20000; i++) {
     const p = await look(tab);
+    // After every action of the person, and when one of its turns begins (what the
+    // bots did since is in the page by then), the page shows the engine's view.
+    if (admin?.url && p && !p.over && (lastDid !== 'wait' || p.turn !== memo.comparedTurn) && (p.on.roll || p.on['end-turn'])) {
+      memo.comparedTurn = p.turn;
+      memo.comparable += 1;
+      if (await compareWithEngine(tab, admin, roomId, 0)) memo.compared += 1;
+    }
     // Reload at the start of one of our turns (nothing moves until we roll): the
     // page must resume the game, and the view it kept up to date from events must
     // equal the server's fresh snapshot.
     if (p && !memo.reloaded && p.turn >= 3 && p.on.roll && !p.dialog && !p.spots) {
       memo.reloaded = true;
+      await collect();
       await reloadAndCompare(tab);
+      await recordToasts(tab);
       assert.equal(await turnNumber(tab), p.turn, 'the reloaded page resumed the same turn');
       assert.ok(await tab.enabled('#roll'), 'and it is still ours to roll');
       assert.equal(await tab.count('#players [data-you]'), 1, 'still seated after the reload');
       continue;
     }
     const did = await step(tab, memo, p);
+    lastDid = did;
     if (did === 'over') break;
     await watch(p, did);
     if (memo.reloaded && !memo.shot && p.turn >= 10 && did === 'end turn') {
@@ -249,6 +388,17 @@ export async function playWholeGame(browser, base, out, { vpTarget = 4, lang = '
 
   // The game over screen: scores of all four seats and a working replay link.
   await tab.waitFor('#game-over', 30000);
+  // Every toast that was due was shown, of its kind (and the game had some).
+  await collect();
+  assert.deepEqual(toasts.shown, toasts.due, 'a toast for each turn of yours, robbery, offer to you and award changing hands');
+  assert.ok(toasts.due.turn >= 2, `your-turn toasts: ${JSON.stringify(toasts.due)}`);
+  // Over the end screen the toasts sit at the bottom, off its title.
+  const below = await tab.evaluate(() => {
+    const box = document.getElementById('toasts').getBoundingClientRect();
+    const title = document.querySelector('#game-over h2').getBoundingClientRect();
+    return box.top >= title.bottom;
+  });
+  assert.ok(below, 'toasts sit below the end screen\'s title, not over it');
   await tab.screenshot(path.join(out, `game-over-${lang}.png`));
   if (!memo.shot) await tab.screenshotOf('#board', path.join(out, `board-${lang}.png`));
   assert.equal(await tab.count('#points-by-source tr[data-source="total"] td'), 4);
@@ -257,6 +407,10 @@ export async function playWholeGame(browser, base, out, { vpTarget = 4, lang = '
   const replay = await tab.evaluate(async (u) => (await fetch(u)).status, href);
   assert.equal(replay, 200);
   assert.ok(memo.reloaded, 'the page was reloaded mid-game');
+  if (admin?.url) {
+    assert.ok(memo.compared >= 8 && memo.compared * 2 >= memo.comparable,
+      `compared with the engine's view ${memo.compared} times of ${memo.comparable}`);
+  }
   assert.ok(memo.spots >= 4, 'placed pieces by clicking highlighted spots');
   assert.deepEqual(tab.errors, [], 'no errors in the page');
 
@@ -266,7 +420,7 @@ export async function playWholeGame(browser, base, out, { vpTarget = 4, lang = '
   assert.equal(await tab.count('#board .hl'), 0);
   if (rematch) await rematchTakesTheSameSeat(tab, base, roomId);
   await tab.close();
-  return { turns: memo.turns, spots: memo.spots, offers: memo.offers };
+  return { turns: memo.turns, spots: memo.spots, offers: memo.offers, compared: memo.compared, toasts: toasts.due };
 }
 
 /**
@@ -317,7 +471,8 @@ export async function adoptSeatFromAddress(browser, base, out) {
 
 export async function spectateOnPhone(browser, base, out) {
   mkdirSync(out, { recursive: true });
-  const res = await fetch(`${base}/api/rooms`, { method: 'POST', body: JSON.stringify({ players: 3, vp_target: 3 }) });
+  // A whole game to 10 points, where awards change hands.
+  const res = await fetch(`${base}/api/rooms`, { method: 'POST', body: JSON.stringify({ players: 3, vp_target: 10 }) });
   const { room_id: id, host_token: host } = await res.json();
   const tab = await browser.newTab({ width: 390, height: 844 });
   await tab.goto(`${base}/?lang=zh-Hant`);
@@ -329,9 +484,15 @@ export async function spectateOnPhone(browser, base, out) {
   for (let i = 0; i < 3; i++) {
     await fetch(`${base}/api/rooms/${id}/bots`, { method: 'POST', headers: { Authorization: `Bearer ${host}` }, body: '{}' });
   }
+  // Recording from before the start: with no think time the bots play it in moments.
+  await recordToasts(tab);
   await fetch(`${base}/api/rooms/${id}/start`, { method: 'POST', headers: { Authorization: `Bearer ${host}` } });
   await tab.waitFor('#board');
   await tab.waitFor('#game-over', 90000);
+  // An award changing hands is a toast for everyone, spectators too.
+  const toasts = await takeToasts(tab, null);
+  assert.ok(toasts.due.award >= 1, `an award changed hands: ${JSON.stringify(toasts.due)}`);
+  assert.equal(toasts.shown.award, toasts.due.award, 'a toast for each award changing hands');
   assert.equal(await tab.count('#points-by-source tr[data-source="total"] td'), 3);
   assert.equal(await tab.count('#actions'), 0, 'a spectator has no actions');
   const [width, inner] = await tab.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);

@@ -1,7 +1,7 @@
 //! The JSON bodies of the admin API (protocol.md, "Admin API"). Unlike the public
 //! protocol these are unredacted: administrators see hands, decks and the seed.
 
-use catan_engine::{Game, Phase, TradeOffer};
+use catan_engine::{Game, GameView, Phase, TradeOffer};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -63,6 +63,10 @@ pub struct AdminRoomDetail {
     /// The last broadcasts (at most `?events=`, default 50), oldest first, with
     /// game events unredacted.
     pub events: Vec<ServerMessage>,
+    /// With `?view=N`: the engine's view of the game for seat `N`
+    /// (`Game::view`), what that seat's client should show; left out otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub view: Option<Box<GameView>>,
 }
 
 /// `POST /admin/rooms/{id}/close` body (optional).
@@ -145,4 +149,7 @@ pub struct InspectQuery {
     /// keeps, `--event-backlog`).
     #[serde(default)]
     pub events: Option<usize>,
+    /// A seat whose engine view to include (`view` in the answer).
+    #[serde(default)]
+    pub view: Option<u8>,
 }

@@ -3,8 +3,11 @@
 //! internal details never reach the client.
 
 use axum::Json;
+use axum::extract::{FromRequestParts, Query};
+use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use serde::de::DeserializeOwned;
 
 pub use catan_protocol::LobbyError;
 
@@ -29,5 +32,22 @@ impl IntoResponse for ApiError {
                 .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
         }
         response
+    }
+}
+
+/// A query string parsed as `T`. A malformed one is refused as `400` `bad_request`
+/// with the reason, in the body every other refusal has (axum's own `Query`
+/// answers plain text).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ApiQuery<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        match Query::<T>::from_request_parts(parts, state).await {
+            Ok(Query(q)) => Ok(ApiQuery(q)),
+            Err(e) => Err(LobbyError::BadRequest(e.body_text()).into()),
+        }
     }
 }

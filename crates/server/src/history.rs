@@ -4,14 +4,14 @@
 //! and the game's statistics).
 
 use axum::Json;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use catan_engine::rules::setup_seat;
 use catan_engine::{Game, Tally};
 use catan_protocol::{GameList, GameListQuery, GameSummary, Replay, ReplayStep};
 use uuid::Uuid;
 
 use crate::AppState;
-use crate::error::{ApiError, LobbyError};
+use crate::error::{ApiError, ApiQuery, LobbyError};
 use crate::store::{GameQuery, GameRecord, PlayerRecord, StoreError};
 
 /// A stored game as the wire shows it: the seed and salt only once finished.
@@ -39,7 +39,7 @@ fn store_down(e: &StoreError) -> LobbyError {
 /// `GET /api/games?page=&per_page=&player=`
 pub async fn list_games(
     State(state): State<AppState>,
-    Query(q): Query<GameListQuery>,
+    ApiQuery(q): ApiQuery<GameListQuery>,
 ) -> Result<Json<GameList>, ApiError> {
     let per_page = q.per_page.unwrap_or(20).clamp(1, 100);
     let page = q.page.unwrap_or(1).max(1);

@@ -5,7 +5,7 @@ use axum::body::Bytes;
 use std::net::IpAddr;
 use std::time::Duration;
 
-use axum::extract::{FromRequestParts, Path, Query, State, WebSocketUpgrade};
+use axum::extract::{FromRequestParts, Path, State, WebSocketUpgrade};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -14,7 +14,7 @@ use tracing::{Instrument, info_span};
 use uuid::Uuid;
 
 use crate::AppState;
-use crate::error::{ApiError, LobbyError};
+use crate::error::{ApiError, ApiQuery, LobbyError};
 use crate::listen::{PeerAddr, client_ip};
 use crate::token;
 use crate::ws::{self, ConnLimits};
@@ -123,7 +123,7 @@ async fn create_room_in(
 /// `GET /api/rooms`
 pub async fn list_rooms(
     State(state): State<AppState>,
-    Query(q): Query<RoomListQuery>,
+    ApiQuery(q): ApiQuery<RoomListQuery>,
 ) -> Json<RoomList> {
     let limit = q.limit.unwrap_or(50).min(200);
     let mut rooms = Vec::new();
@@ -247,7 +247,7 @@ pub async fn websocket(
     State(state): State<AppState>,
     ip: ClientIp,
     Path(id): Path<String>,
-    Query(q): Query<WsQuery>,
+    ApiQuery(q): ApiQuery<WsQuery>,
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     not_shutting_down(&state)?;

@@ -374,6 +374,7 @@ fn detail(game: &Game, info: &RoomInfo, broadcasts: &[ServerMessage]) -> AdminRo
         offer_deadlines: Vec::new(),
         game_over: None,
         events: broadcasts[broadcasts.len().saturating_sub(50)..].to_vec(),
+        view: Some(Box::new(game.view(Some(Seat(0))))),
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use axum::Json;
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{Path, Query, Request, State};
+use axum::extract::{Path, Request, State};
 use axum::http::{StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -19,7 +19,7 @@ use tracing::{info, warn};
 use uuid::Uuid;
 
 use crate::AppState;
-use crate::error::{ApiError, LobbyError};
+use crate::error::{ApiError, ApiQuery, LobbyError};
 use crate::store;
 use crate::token;
 use catan_protocol::{MAX_CHAT_CHARS, RoomStatus};
@@ -105,15 +105,26 @@ async fn list_rooms(State(admin): State<Admin>) -> Json<AdminRoomList> {
     Json(AdminRoomList { rooms })
 }
 
-/// `GET /admin/rooms/{id}?events=n`
+/// `GET /admin/rooms/{id}?events=n&view=seat`
 async fn inspect_room(
     State(admin): State<Admin>,
     Path(id): Path<String>,
-    Query(q): Query<InspectQuery>,
+    ApiQuery(q): ApiQuery<InspectQuery>,
 ) -> Result<Json<AdminRoomDetail>, ApiError> {
     let room = admin.app.rooms.get(parse_room_id(&id)?)?;
     let events = q.events.unwrap_or(DEFAULT_EVENTS);
-    Ok(Json(room.admin_detail(events).await?))
+    let mut detail = room.admin_detail(events).await?;
+    if let Some(seat) = q.view {
+        let game = detail
+            .game
+            .as_deref()
+            .ok_or_else(|| LobbyError::BadRequest("view: the game has not started".to_owned()))?;
+        if seat >= game.options().players {
+            return Err(LobbyError::NoSuchSeat.into());
+        }
+        detail.view = Some(Box::new(game.view(Some(Seat(seat)))));
+    }
+    Ok(Json(detail))
 }
 
 /// `POST /admin/rooms/{id}/close`

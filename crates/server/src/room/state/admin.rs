@@ -39,6 +39,7 @@ impl Room {
                 _ => None,
             },
             events: self.backlog_tail(events),
+            view: None,
         }
     }
 }
