@@ -20,7 +20,8 @@
 //
 // - the layout at a phone's and a laptop's size (overflow, tap targets, sticky status
 //   and actions, what must be visible without scrolling), refusals and reasons;
-// - the whole game is played in each language (`?lang=`): en, zh-Hans, zh-Hant.
+// - the whole game is played in each language (`?lang=`): en, zh-Hans, zh-Hant; the
+//   zh-Hans one in Chromium by keyboard only (Tab and Enter, no mouse).
 //
 // Screenshots go to tests/artifacts/<browser>/ (CATAN_UPDATE_SCREENSHOT=1 also
 // copies the README's: docs/screenshot.png and docs/screenshots/{phone,desktop}.png).
@@ -123,8 +124,10 @@ for (const name of NAMES) {
         const update = process.env.CATAN_UPDATE_SCREENSHOT && name === 'chromium' && lang === 'en'
           ? path.join(ROOT, 'docs', 'screenshot.png') : null;
         const rematch = name === 'chromium' && lang === 'en';
-        const r = await playWholeGame(browser, base, out, { vpTarget: 4, lang, updateScreenshot: update, rematch, admin });
-        console.log(`# ${name} ${lang}: whole game in ${((Date.now() - t0) / 1000).toFixed(1)} s (${r.turns} own turns, ${r.spots} spots clicked, ${r.offers} offers, ${r.compared} states compared with the engine's view, toasts ${JSON.stringify(r.toasts)})`);
+        // The simplified Chinese game in Chromium is played by keyboard only.
+        const keyboard = name === 'chromium' && lang === 'zh-Hans';
+        const r = await playWholeGame(browser, base, out, { vpTarget: 4, lang, updateScreenshot: update, rematch, admin, keyboard });
+        console.log(`# ${name} ${lang}${keyboard ? ` by keyboard (${r.keys} keys)` : ''}: whole game in ${((Date.now() - t0) / 1000).toFixed(1)} s (${r.turns} own turns, ${r.spots} spots clicked, ${r.offers} offers, ${r.compared} states compared with the engine's view, toasts ${JSON.stringify(r.toasts)})`);
       });
     }
 

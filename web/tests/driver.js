@@ -77,6 +77,13 @@ export class Tab {
   constructor(page, context) {
     this.page = page;
     this.context = context;
+    /**
+     * Keyboard mode: `click`, `tryClick` and `clickNth` reach their element with the
+     * Tab key, as a person without a mouse would, and press Enter on it.
+     */
+    this.keyboard = false;
+    /** Keys pressed in keyboard mode (Tab and Enter). */
+    this.keys = 0;
     /** Uncaught exceptions and console errors of the page. */
     this.errors = [];
     page.on('pageerror', (e) => this.errors.push(String(e?.message ?? e)));
@@ -145,6 +152,10 @@ export class Tab {
    * apart could land on two different elements and be lost).
    */
   async click(sel, timeout = 10000) {
+    if (this.keyboard) {
+      if (await this.press(sel, timeout)) return;
+      throw new Error(`keyboard: no focusable, enabled ${sel} reached with Tab within ${timeout} ms`);
+    }
     const end = Date.now() + timeout;
     for (;;) {
       const why = await this.page.evaluate((s) => {
@@ -166,6 +177,33 @@ export class Tab {
     }
   }
 
+  /**
+   * Moves the focus with Tab (at most twice around the page's focusable elements)
+   * until an enabled element matching `sel` has it, then presses Enter; false when
+   * none was reached within `timeout`.
+   */
+  async press(sel, timeout = 2000) {
+    const end = Date.now() + timeout;
+    const onTarget = (s) => {
+      const e = document.activeElement;
+      return !!e && e !== document.body && e.matches(s) && !e.disabled;
+    };
+    try {
+      const round = await this.page.evaluate(() => document.querySelectorAll('a[href], button, input, select, textarea, [tabindex]').length);
+      for (let i = 0; i <= 2 * round + 2 && Date.now() <= end; i++) {
+        this.keys += 1;
+        if (await this.page.evaluate(onTarget, sel)) {
+          await this.page.keyboard.press('Enter');
+          return true;
+        }
+        await this.page.keyboard.press('Tab');
+      }
+    } catch (e) {
+      this.lastError = e;
+    }
+    return false;
+  }
+
   /** Like `click`, but answers false instead of failing. */
   async tryClick(sel, timeout = 2000) {
     try {
@@ -181,6 +219,7 @@ export class Tab {
    * element is what a person would hit there (nothing covers it). No waiting.
    */
   async clickNth(sel, i) {
+    if (this.keyboard) return this.press(sel, 2000);
     try {
       const at = await this.page.evaluate(([s, n]) => {
         const e = document.querySelectorAll(s)[n];

@@ -300,9 +300,12 @@ function progressWatch(tab, out) {
  * and plays a whole game (VP target `vpTarget`) through the page; mid-game the page
  * is reloaded and must resume. Screenshots of the board go to `out`.
  */
-export async function playWholeGame(browser, base, out, { vpTarget = 4, lang = 'en', updateScreenshot = null, rematch = false, admin = null } = {}) {
+export async function playWholeGame(browser, base, out, { vpTarget = 4, lang = 'en', updateScreenshot = null, rematch = false, admin = null, keyboard = false } = {}) {
   mkdirSync(out, { recursive: true });
   const tab = await browser.newTab({ width: 1280, height: 900 });
+  // By keyboard only: every button, spot and dialog reached with Tab and taken with
+  // Enter, from creating the room to closing the end screen.
+  tab.keyboard = keyboard;
 
   // Lobby: create a room with every option, in language `lang`.
   await tab.goto(`${base}/?lang=${lang}`);
@@ -420,7 +423,9 @@ export async function playWholeGame(browser, base, out, { vpTarget = 4, lang = '
   assert.equal(await tab.count('#board .hl'), 0);
   if (rematch) await rematchTakesTheSameSeat(tab, base, roomId);
   await tab.close();
-  return { turns: memo.turns, spots: memo.spots, offers: memo.offers, compared: memo.compared, toasts: toasts.due };
+  if (keyboard) assert.ok(tab.keys > memo.spots, `played by keyboard: ${tab.keys} keys`);
+  const keys = tab.keys;
+  return { turns: memo.turns, spots: memo.spots, offers: memo.offers, compared: memo.compared, toasts: toasts.due, keys };
 }
 
 /**
