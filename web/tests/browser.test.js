@@ -14,6 +14,8 @@
 // - a spectator sees a bot stand in for a person who does not come, until they do;
 // - three people on three pages trade: an offer to one, an offer to all with a
 //   counter-offer, two acceptances and the confirmation with one of them;
+// - two people play a game; one asks for a rematch, the other joins it from the end
+//   screen, in the same seat and not as its host (Chromium);
 // - one click from the lobby to a game against bots, a setup placement by keyboard,
 //   the production of a roll at a glance, reasons on disabled actions, and the log
 //   back after a reload (the server's `history`).
@@ -41,7 +43,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, BROWSERS } from './driver.js';
 import { afterTheGame } from './after-game.js';
-import { adoptSeatFromAddress, glanceAndFlow, layoutAtBothSizes, playWholeGame, spectateAStandIn, spectateGameWithoutWinner, spectateOnPhone, tradeAmongPeople } from './scenario.js';
+import { adoptSeatFromAddress, glanceAndFlow, layoutAtBothSizes, playWholeGame, rematchOfTwoPeople, spectateAStandIn, spectateGameWithoutWinner, spectateOnPhone, tradeAmongPeople } from './scenario.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const ARTIFACTS = path.join(ROOT, 'tests', 'artifacts');
@@ -166,6 +168,14 @@ for (const name of NAMES) {
       await afterTheGame(browser, base, out, size);
       console.log(`# ${name}: after the game in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     });
+
+    if (name === 'chromium') {
+      test(`two people play, one asks for a rematch, the other joins it from the end screen in ${name}`, { timeout: 180000 }, async () => {
+        const t0 = Date.now();
+        await rematchOfTwoPeople(browser, base, out);
+        console.log(`# ${name}: rematch of two people in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      });
+    }
 
     test(`three people trade with offers, a counter-offer and two accepters in ${name}`, { timeout: 300000 }, async () => {
       const t0 = Date.now();

@@ -938,3 +938,72 @@ export async function glanceAndFlow(browser, base, out) {
   assert.deepEqual(tab.errors, [], 'no errors in the page');
   await tab.close();
 }
+
+/**
+ * Two people and a bot play a short game, each on their own page; after it, one
+ * asks for a rematch and goes to the new room as its host, and the other, on the
+ * end screen, is offered to join it and takes the same seat there under the same
+ * name, without being its host.
+ */
+export async function rematchOfTwoPeople(browser, base, out) {
+  mkdirSync(out, { recursive: true });
+  const alice = await browser.newTab({ width: 1280, height: 900, isolated: true });
+  await alice.goto(`${base}/?lang=en`);
+  await alice.select('#opt-players', '3');
+  await alice.fill('#opt-vp', 3);
+  await alice.select('#opt-map', 'beginner');
+  await alice.click('#create-room');
+  await alice.waitForURL(/\?room=/);
+  const roomId = new URL(alice.url()).searchParams.get('room');
+  await alice.fill('#join-name', 'alice');
+  await alice.click('#join');
+  await alice.waitFor('#you-seat[data-seat="0"]');
+
+  const bob = await browser.newTab({ width: 1280, height: 900, isolated: true });
+  await bob.goto(`${base}/?room=${roomId}&lang=zh-Hant`);
+  await bob.fill('#join-name', 'bob');
+  await bob.click('#join');
+  await bob.waitFor('#you-seat[data-seat="1"]');
+  await alice.click('#add-bot');
+  await alice.waitForFunction(() => document.querySelectorAll('#seats tr[data-bot]').length === 1);
+  await alice.click('#start');
+
+  // Both play (the simple policy) until each page shows the end screen.
+  const tabs = [alice, bob];
+  const memos = [newMemo(), newMemo()];
+  const watches = tabs.map((t) => progressWatch(t, out));
+  const over = [false, false];
+  for (let i = 0; i < 20000 && !(over[0] && over[1]); i++) {
+    for (const k of [0, 1]) {
+      if (over[k]) continue;
+      const p = await look(tabs[k]);
+      const did = await step(tabs[k], memos[k], p);
+      if (did === 'over') over[k] = true;
+      else await watches[k](p, did);
+    }
+  }
+  assert.ok(over[0] && over[1], 'the game ended on both pages');
+
+  // Alice asks for the rematch and becomes the new room's host.
+  await alice.click('#rematch');
+  await alice.waitForFunction((old) => /[?&]room=/.test(location.search) && !location.search.includes(old), roomId);
+  const next = await alice.evaluate(() => new URLSearchParams(location.search).get('room'));
+  await alice.waitFor('#you-seat[data-seat="0"]');
+  assert.equal(await alice.count('#start'), 1, 'the one who asked hosts the rematch');
+
+  // Bob's end screen offers to join it; he takes his seat, and is no host there.
+  await bob.waitFor(`#join-rematch[data-room="${next}"]`);
+  await bob.click('#join-rematch');
+  await bob.waitForFunction((n) => location.search.includes(n), next);
+  await bob.waitFor('#you-seat[data-seat="1"]');
+  assert.equal(await bob.count('#start'), 0, 'joining a rematch does not make one its host');
+  const room = await (await fetch(`${base}/api/rooms/${next}`)).json();
+  const old = await (await fetch(`${base}/api/rooms/${roomId}`)).json();
+  assert.deepEqual(room.seats.map((s) => s.occupant && (s.occupant.bot ? `bot ${s.occupant.bot}` : s.occupant.name)),
+    ['alice', 'bob', `bot ${old.seats[2].occupant.bot}`], 'the same people and bot in the same seats');
+  await alice.screenshot(path.join(out, 'rematch-host.png'));
+  await bob.screenshot(path.join(out, 'rematch-joined.png'));
+  assert.deepEqual([...alice.errors, ...bob.errors], [], 'no errors in the pages');
+  await alice.close();
+  await bob.close();
+}
