@@ -15,7 +15,7 @@
 // - three people on three pages trade: an offer to one, an offer to all with a
 //   counter-offer, two acceptances and the confirmation with one of them;
 // - two people play a game; one asks for a rematch, the other joins it from the end
-//   screen, in the same seat and not as its host (Chromium);
+//   screen, in the same seat and not as its host;
 // - one click from the lobby to a game against bots, a setup placement by keyboard,
 //   the production of a roll at a glance, reasons on disabled actions, and the log
 //   back after a reload (the server's `history`).
@@ -23,7 +23,8 @@
 // - the layout at a phone's and a laptop's size (overflow, tap targets, sticky status
 //   and actions, what must be visible without scrolling), refusals and reasons;
 // - the whole game is played in each language (`?lang=`): en, zh-Hans, zh-Hant; the
-//   zh-Hans one in Chromium by keyboard only (Tab and Enter, no mouse).
+//   zh-Hans one in Chromium and the zh-Hant one in Firefox by keyboard only (Tab and
+//   Enter, no mouse).
 //
 // Screenshots go to tests/artifacts/<browser>/ (CATAN_UPDATE_SCREENSHOT=1 also
 // copies the README's: docs/screenshot.png and docs/screenshots/{phone,desktop}.png).
@@ -126,8 +127,8 @@ for (const name of NAMES) {
         const update = process.env.CATAN_UPDATE_SCREENSHOT && name === 'chromium' && lang === 'en'
           ? path.join(ROOT, 'docs', 'screenshot.png') : null;
         const rematch = name === 'chromium' && lang === 'en';
-        // The simplified Chinese game in Chromium is played by keyboard only.
-        const keyboard = name === 'chromium' && lang === 'zh-Hans';
+        // By keyboard only: the simplified Chinese game in Chromium, Firefox's game.
+        const keyboard = (name === 'chromium' && lang === 'zh-Hans') || name === 'firefox';
         const r = await playWholeGame(browser, base, out, { vpTarget: 4, lang, updateScreenshot: update, rematch, admin, keyboard });
         console.log(`# ${name} ${lang}${keyboard ? ` by keyboard (${r.keys} keys)` : ''}: whole game in ${((Date.now() - t0) / 1000).toFixed(1)} s (${r.turns} own turns, ${r.spots} spots clicked, ${r.offers} offers, ${r.compared} states compared with the engine's view, toasts ${JSON.stringify(r.toasts)})`);
       });
@@ -169,13 +170,11 @@ for (const name of NAMES) {
       console.log(`# ${name}: after the game in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     });
 
-    if (name === 'chromium') {
-      test(`two people play, one asks for a rematch, the other joins it from the end screen in ${name}`, { timeout: 180000 }, async () => {
-        const t0 = Date.now();
-        await rematchOfTwoPeople(browser, base, out);
-        console.log(`# ${name}: rematch of two people in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-      });
-    }
+    test(`two people play, one asks for a rematch, the other joins it from the end screen in ${name}`, { timeout: 180000 }, async () => {
+      const t0 = Date.now();
+      await rematchOfTwoPeople(browser, base, out);
+      console.log(`# ${name}: rematch of two people in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    });
 
     test(`three people trade with offers, a counter-offer and two accepters in ${name}`, { timeout: 300000 }, async () => {
       const t0 = Date.now();
