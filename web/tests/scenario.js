@@ -209,6 +209,7 @@ async function look(tab) {
       canOffer: shown('#trade button[data-step="give-lumber-plus"]') && !!document.getElementById('send-offer'),
       turn: turn === undefined ? -1 : Number(turn),
       prompt: document.getElementById('prompt')?.textContent || '',
+      seq: window.__catan?.conn?.state.lastSeq ?? null,
     };
   }, BUTTONS).catch(() => null);
 }
@@ -287,9 +288,11 @@ function progressWatch(tab, out) {
   let lastProgress = Date.now();
   let lastState = '';
   return async (p, did) => {
-    const state = `${p?.turn}|${p?.prompt}`;
-    // A failed attempt ('spot?') is no progress.
-    if ((did !== 'wait' && !did.endsWith('?')) || state !== lastState) lastProgress = Date.now();
+    // Progress is what the page shows changing (a new broadcast, turn, prompt or
+    // set of spots), not a step said done: a press or click the page did not take
+    // must not keep a stuck game going until the test's own time limit.
+    const state = `${p?.turn}|${p?.prompt}|${p?.seq}|${p?.spots}`;
+    if (state !== lastState) lastProgress = Date.now();
     lastState = state;
     if (Date.now() - lastProgress > 60000) {
       await tab.screenshot(path.join(out, 'stuck.png'), { fullPage: true });
