@@ -300,9 +300,26 @@ async fn the_room_list_and_inspection_show_what_the_rooms_hold_and_clients_see()
     assert_eq!(with_view.view.as_deref(), seen_by_alice.view.as_ref());
     let bot_view = inspect(&server, playing, "?events=0&view=2").await;
     assert_eq!(bot_view.view.as_deref(), Some(&game.view(Some(Seat(2)))));
+    // `&at_seq=S`: the view as of broadcast S, the game replayed to it: before any
+    // action the empty board, at the room's seq the view now.
+    let at_start = inspect(&server, playing, "?events=0&view=0&at_seq=0").await;
+    let start = at_start.view.expect("a view");
+    assert!(
+        start.buildings.is_empty() && start.roads.is_empty(),
+        "nothing placed at seq 0"
+    );
+    assert_eq!(start.me.map(|m| m.seat), Some(Seat(0)));
+    let now = inspect(
+        &server,
+        playing,
+        &format!("?events=0&view=0&at_seq={}", detail.room.seq),
+    )
+    .await;
+    assert_eq!(now.view.as_deref(), seen_by_alice.view.as_ref());
     for (query, status, code) in [
         ("?view=3", 400, "no_such_seat"),
         ("?view=x", 400, "bad_request"),
+        ("?at_seq=5", 400, "bad_request"),
     ] {
         let r = server
             .admin_get(&format!("/admin/rooms/{playing}{query}"))

@@ -6,9 +6,8 @@
 // - a person creates a room, takes a seat, adds three bots, starts, and plays a whole
 //   game through the page only; mid-game the page is reloaded and must resume; what
 //   the page shows (every player's points, cards, knights, road length and awards,
-//   the hand, the bank, the ratios) is compared with the engine's view of the seat
-//   (the admin API's `?view=`) whenever the page is current, after every action of
-//   the person and at the start of each of its turns;
+//   the hand, the bank, the ratios) in every state it draws is compared with the
+//   engine's view of the seat as of the same seq (the admin API's `?view=&at_seq=`);
 // - a phone-sized spectator watches a bots' game from the lobby list to its end;
 // - a spectator sees a bots' game end at the turn limit with no winner (R-10.5);
 // - a spectator sees a bot stand in for a person who does not come, until they do;
@@ -130,7 +129,7 @@ for (const name of NAMES) {
         // By keyboard only: the simplified Chinese game in Chromium, Firefox's game.
         const keyboard = (name === 'chromium' && lang === 'zh-Hans') || name === 'firefox';
         const r = await playWholeGame(browser, base, out, { vpTarget: 4, lang, updateScreenshot: update, rematch, admin, keyboard });
-        console.log(`# ${name} ${lang}${keyboard ? ` by keyboard (${r.keys} keys)` : ''}: whole game in ${((Date.now() - t0) / 1000).toFixed(1)} s (${r.turns} own turns, ${r.spots} spots clicked, ${r.offers} offers, ${r.compared} states compared with the engine's view, toasts ${JSON.stringify(r.toasts)})`);
+        console.log(`# ${name} ${lang}${keyboard ? ` by keyboard (${r.keys} keys)` : ''}: whole game in ${((Date.now() - t0) / 1000).toFixed(1)} s (${r.turns} own turns, ${r.spots} spots clicked, ${r.offers} offers, ${r.compared} states drawn at ${r.seqs} seqs, each equal to the engine's view then, toasts ${JSON.stringify(r.toasts)})`);
       });
     }
 

@@ -53,31 +53,73 @@ async function reloadAndCompare(tab) {
   assert.deepEqual(await shown(tab), before, 'the page showed what the server\'s view says');
 }
 
-/**
- * The numbers the page shows, read from the DOM (language-free): per player VP,
- * cards, development cards, knights, road length and awards; the hand and its
- * development cards, the bank and the development deck, the maritime ratios.
- */
-async function shownNumbers(tab) {
-  await tab.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
-  return tab.evaluate(() => {
-    const num = (e) => Number((e?.textContent.match(/\d+/g) || ['NaN']).pop());
-    const players = [...document.querySelectorAll('#players tr[data-seat]')].map((tr) => {
-      const td = [...tr.querySelectorAll('td')];
-      return {
-        seat: Number(tr.dataset.seat),
-        vp: num(td[1]), cards: num(td[2]), dev: num(td[3]), knights: num(td[4]), road: num(td[5]),
-        awards: [...tr.querySelectorAll('[data-award]')].map((b) => b.dataset.award).sort(),
-      };
-    });
-    const hand = Object.fromEntries([...document.querySelectorAll('#hand .card[data-resource]')]
-      .map((e) => [e.dataset.resource, Number(e.dataset.count)]));
-    const devs = Object.fromEntries([...document.querySelectorAll('#hand .card[data-dev]')]
-      .map((e) => [e.dataset.dev, Number(e.textContent.match(/×(\d+)/)[1])]));
-    const bank = Object.fromEntries([...document.querySelectorAll('#bank .card[data-bank]')].map((e) => [e.dataset.bank, num(e)]));
-    const ratios = [...(document.getElementById('ratios')?.textContent.matchAll(/(\d):1/g) || [])].map((m) => Number(m[1]));
-    return { players, hand, devs, bank, ratios };
+async function installReader(tab) {
+  await tab.evaluate(() => {
+    window.__readNumbers = () => {
+      const num = (e) => Number((e?.textContent.match(/\d+/g) || ['NaN']).pop());
+      const players = [...document.querySelectorAll('#players tr[data-seat]')].map((tr) => {
+        const td = [...tr.querySelectorAll('td')];
+        return {
+          seat: Number(tr.dataset.seat),
+          vp: num(td[1]), cards: num(td[2]), dev: num(td[3]), knights: num(td[4]), road: num(td[5]),
+          awards: [...tr.querySelectorAll('[data-award]')].map((b) => b.dataset.award).sort(),
+        };
+      });
+      const hand = Object.fromEntries([...document.querySelectorAll('#hand .card[data-resource]')]
+        .map((e) => [e.dataset.resource, Number(e.dataset.count)]));
+      const devs = Object.fromEntries([...document.querySelectorAll('#hand .card[data-dev]')]
+        .map((e) => [e.dataset.dev, Number(e.textContent.match(/×(\d+)/)[1])]));
+      const bank = Object.fromEntries([...document.querySelectorAll('#bank .card[data-bank]')].map((e) => [e.dataset.bank, num(e)]));
+      const ratios = [...(document.getElementById('ratios')?.textContent.matchAll(/(\d):1/g) || [])].map((m) => Number(m[1]));
+      return { players, hand, devs, bank, ratios };
+    };
   });
+}
+
+/**
+ * Starts recording in `tab` every state the page draws, with the `seq` it is
+ * current as of: after each redraw (which replaces #app's children; a
+ * MutationObserver runs right after it, before any other message is taken in), the
+ * numbers it shows, unless a refresh of numbers
+ * the events do not state is outstanding (the page then shows them from the next
+ * snapshot). `compareDrawnStates` checks them; a reload ends a recording.
+ */
+async function recordStates(tab) {
+  await installReader(tab);
+  await tab.evaluate(() => {
+    const states = [];
+    window.__stateRecord = states;
+    new MutationObserver(() => {
+      const c = window.__catan?.conn;
+      const v = c?.state.view;
+      if (!v || !v.me || c.refreshSeq !== null || v.phase.name === 'over' || !document.querySelector('#players tr[data-seat]')) return;
+      const numbers = window.__readNumbers();
+      const last = states[states.length - 1];
+      if (last && last.seq === c.state.lastSeq && JSON.stringify(last.numbers) === JSON.stringify(numbers)) return;
+      states.push({ seq: c.state.lastSeq, numbers });
+    // Only a redraw replaces #app's children; a log line or a toast, added as a
+    // message arrives, is further down or elsewhere and does not count.
+    }).observe(document.getElementById('app'), { childList: true });
+  });
+}
+
+/**
+ * Compares every state `tab` drew (since `recordStates`) with the engine's view of
+ * `seat` as of the same broadcast (the admin API's `?view=&at_seq=`: the game
+ * replayed by the server to that point). Returns how many states and seqs.
+ */
+async function compareDrawnStates(tab, admin, roomId, seat) {
+  const states = await tab.evaluate(() => window.__stateRecord || []);
+  const views = new Map();
+  for (const { seq, numbers } of states) {
+    if (!views.has(seq)) {
+      const r = await fetch(`${admin.url}/admin/rooms/${roomId}?events=0&view=${seat}&at_seq=${seq}`, { headers: { authorization: `Bearer ${admin.token}` } });
+      assert.equal(r.status, 200, 'the admin API answers the engine view');
+      views.set(seq, (await r.json()).view);
+    }
+    assert.deepEqual(numbers, expectedNumbers(views.get(seq)), `the page drew the engine's view as of seq ${seq}`);
+  }
+  return { states: states.length, seqs: views.size };
 }
 
 /** What the page should show, from the engine's view `v` of the page's seat. */
@@ -95,30 +137,6 @@ function expectedNumbers(v) {
     bank: { ...Object.fromEntries(RES.map((r) => [r, v.bank[r] || 0])), dev: v.dev_deck },
     ratios: v.me.maritime_ratios,
   };
-}
-
-/**
- * Compares what `tab` shows with the engine's view of its seat (the admin API's
- * `?view=`), once the page is current: it has applied every message up to the
- * room's newest and has no refresh of numbers the events do not state outstanding.
- * Returns whether a comparison was made (the room may move on meanwhile).
- */
-async function compareWithEngine(tab, admin, roomId, seat) {
-  const pageSeq = () => tab.evaluate(() => (window.__catan?.conn?.refreshSeq === null ? window.__catan.conn.state.lastSeq : -1)).catch(() => -1);
-  for (let i = 0; i < 5; i++) {
-    const before = await pageSeq();
-    const r = await fetch(`${admin.url}/admin/rooms/${roomId}?events=0&view=${seat}`, { headers: { authorization: `Bearer ${admin.token}` } });
-    assert.equal(r.status, 200, 'the admin API answers the engine view');
-    const detail = await r.json();
-    const shownNow = await shownNumbers(tab);
-    const after = await pageSeq();
-    if (before === detail.room.seq && after === before && detail.view.phase.name !== 'over') {
-      assert.deepEqual(shownNow, expectedNumbers(detail.view), `the page shows the engine's view at seq ${before}`);
-      return true;
-    }
-    await sleep(30);
-  }
-  return false;
 }
 
 /**
@@ -355,27 +373,25 @@ export async function playWholeGame(browser, base, out, { vpTarget = 4, lang = '
   if (lang !== 'en') assert.ok(!playersText.includes('Bot '), `no English bot name in ${playersText}`);
 
   // Play until the game ends; reload once mid-game.
-  const memo = { ...newMemo({ offers: true }), reloaded: false, shot: false, compared: 0, comparable: 0, comparedTurn: -1 };
+  const memo = { ...newMemo({ offers: true }), reloaded: false, shot: false, compared: 0, seqs: 0 };
   // Toasts due and shown: your turn, robbed, an offer to you, an award changing hands.
   const toasts = { due: {}, shown: {}, announced: [] };
   const collect = async () => {
+    if (admin?.url) {
+      const c = await compareDrawnStates(tab, admin, roomId, 0);
+      memo.compared += c.states;
+      memo.seqs += c.seqs;
+    }
     const r = await takeToasts(tab, 0);
     addCounts(toasts.due, r.due);
     addCounts(toasts.shown, r.shown);
     toasts.announced.push(...r.announced);
   };
   await recordToasts(tab);
+  await recordStates(tab);
   const watch = progressWatch(tab, out);
-  let lastDid = 'start';
   for (let i = 0; i < 20000; i++) {
     const p = await look(tab);
-    // After every action of the person, and when one of its turns begins (what the
-    // bots did since is in the page by then), the page shows the engine's view.
-    if (admin?.url && p && !p.over && (lastDid !== 'wait' || p.turn !== memo.comparedTurn) && (p.on.roll || p.on['end-turn'])) {
-      memo.comparedTurn = p.turn;
-      memo.comparable += 1;
-      if (await compareWithEngine(tab, admin, roomId, 0)) memo.compared += 1;
-    }
     // Reload at the start of one of our turns (nothing moves until we roll): the
     // page must resume the game, and the view it kept up to date from events must
     // equal the server's fresh snapshot.
@@ -384,13 +400,13 @@ export async function playWholeGame(browser, base, out, { vpTarget = 4, lang = '
       await collect();
       await reloadAndCompare(tab);
       await recordToasts(tab);
+      await recordStates(tab);
       assert.equal(await turnNumber(tab), p.turn, 'the reloaded page resumed the same turn');
       assert.ok(await tab.enabled('#roll'), 'and it is still ours to roll');
       assert.equal(await tab.count('#players [data-you]'), 1, 'still seated after the reload');
       continue;
     }
     const did = await step(tab, memo, p);
-    lastDid = did;
     if (did === 'over') break;
     await watch(p, did);
     if (memo.reloaded && !memo.shot && p.turn >= 10 && did === 'end turn') {
@@ -430,9 +446,8 @@ export async function playWholeGame(browser, base, out, { vpTarget = 4, lang = '
   assert.equal(replay, 200);
   assert.ok(memo.reloaded, 'the page was reloaded mid-game');
   if (admin?.url) {
-    // At least once a turn of the person's (at its start, where nothing moves).
-    assert.ok(memo.compared >= Math.max(3, memo.turns) && memo.compared * 2 >= memo.comparable,
-      `compared with the engine's view ${memo.compared} times of ${memo.comparable}`);
+    // Every state drawn was compared, and they were many (each redraw is one).
+    assert.ok(memo.seqs >= 3 * Math.max(3, memo.turns), `${memo.compared} states drawn at ${memo.seqs} seqs compared`);
   }
   assert.ok(memo.spots >= 4, 'placed pieces by clicking highlighted spots');
   assert.deepEqual(tab.errors, [], 'no errors in the page');
@@ -445,7 +460,7 @@ export async function playWholeGame(browser, base, out, { vpTarget = 4, lang = '
   await tab.close();
   if (keyboard) assert.ok(tab.keys > memo.spots, `played by keyboard: ${tab.keys} keys`);
   const keys = tab.keys;
-  return { turns: memo.turns, spots: memo.spots, offers: memo.offers, compared: memo.compared, toasts: toasts.due, keys };
+  return { turns: memo.turns, spots: memo.spots, offers: memo.offers, compared: memo.compared, seqs: memo.seqs, toasts: toasts.due, keys };
 }
 
 /**

@@ -152,4 +152,8 @@ pub struct InspectQuery {
     /// A seat whose engine view to include (`view` in the answer).
     #[serde(default)]
     pub view: Option<u8>,
+    /// With `view`: the view as of this broadcast (the game replayed from its start
+    /// through every action announced at or before it) instead of now.
+    #[serde(default)]
+    pub at_seq: Option<u64>,
 }

@@ -105,7 +105,7 @@ async fn list_rooms(State(admin): State<Admin>) -> Json<AdminRoomList> {
     Json(AdminRoomList { rooms })
 }
 
-/// `GET /admin/rooms/{id}?events=n&view=seat`
+/// `GET /admin/rooms/{id}?events=n&view=seat&at_seq=s`
 async fn inspect_room(
     State(admin): State<Admin>,
     Path(id): Path<String>,
@@ -113,18 +113,11 @@ async fn inspect_room(
 ) -> Result<Json<AdminRoomDetail>, ApiError> {
     let room = admin.app.rooms.get(parse_room_id(&id)?)?;
     let events = q.events.unwrap_or(DEFAULT_EVENTS);
-    let mut detail = room.admin_detail(events).await?;
-    if let Some(seat) = q.view {
-        let game = detail
-            .game
-            .as_deref()
-            .ok_or_else(|| LobbyError::BadRequest("view: the game has not started".to_owned()))?;
-        if seat >= game.options().players {
-            return Err(LobbyError::NoSuchSeat.into());
-        }
-        detail.view = Some(Box::new(game.view(Some(Seat(seat)))));
+    if q.at_seq.is_some() && q.view.is_none() {
+        return Err(LobbyError::BadRequest("at_seq: only with view".to_owned()).into());
     }
-    Ok(Json(detail))
+    let view = q.view.map(|seat| (Seat(seat), q.at_seq));
+    Ok(Json(room.admin_detail(events, view).await?))
 }
 
 /// `POST /admin/rooms/{id}/close`

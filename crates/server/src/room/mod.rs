@@ -136,7 +136,8 @@ pub(crate) enum Command {
     AdminSummary(oneshot::Sender<AdminRoomSummary>),
     AdminDetail {
         events: usize,
-        reply: oneshot::Sender<AdminRoomDetail>,
+        view: Option<(Seat, Option<u64>)>,
+        reply: oneshot::Sender<Result<AdminRoomDetail, LobbyError>>,
     },
     Close {
         message: String,
@@ -337,13 +338,24 @@ impl RoomHandle {
         self.ask(Command::AdminSummary).await
     }
 
-    /// Everything the room holds, unredacted, with its last `events` broadcasts.
+    /// Everything the room holds, unredacted, with its last `events` broadcasts, and
+    /// with `view = Some((seat, at_seq))` the engine's view of `seat` now or as of
+    /// broadcast `at_seq`.
     ///
     /// # Errors
-    /// `RoomNotFound` if the room's task has ended.
-    pub async fn admin_detail(&self, events: usize) -> Result<AdminRoomDetail, LobbyError> {
-        self.ask(|reply| Command::AdminDetail { events, reply })
-            .await
+    /// `RoomNotFound` if the room's task has ended; for a view, `BadRequest` before
+    /// the start and `NoSuchSeat`.
+    pub async fn admin_detail(
+        &self,
+        events: usize,
+        view: Option<(Seat, Option<u64>)>,
+    ) -> Result<AdminRoomDetail, LobbyError> {
+        self.ask(|reply| Command::AdminDetail {
+            events,
+            view,
+            reply,
+        })
+        .await?
     }
 
     /// Closes the room: every connection is told why and closed with 4010, an

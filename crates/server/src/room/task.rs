@@ -256,8 +256,12 @@ impl RoomTask {
             Command::AdminSummary(reply) => {
                 let _ = reply.send(self.room.admin_summary());
             }
-            Command::AdminDetail { events, reply } => {
-                let _ = reply.send(self.room.admin_detail(events));
+            Command::AdminDetail {
+                events,
+                view,
+                reply,
+            } => {
+                let _ = reply.send(self.room.admin_detail(events, view));
             }
             other => return Err(other),
         }

@@ -1,7 +1,8 @@
 //! What the admin API shows of a room (protocol.md 22): everything it holds,
 //! unredacted, for the operator only.
 
-use catan_protocol::{AdminRoomDetail, AdminRoomSummary};
+use catan_engine::Seat;
+use catan_protocol::{AdminRoomDetail, AdminRoomSummary, LobbyError};
 
 use super::{Match, Room, Stage};
 
@@ -23,11 +24,31 @@ impl Room {
         }
     }
 
-    /// Everything the room holds, unredacted, with the last `events` broadcasts.
-    pub(crate) fn admin_detail(&self, events: usize) -> AdminRoomDetail {
+    /// Everything the room holds, unredacted, with the last `events` broadcasts;
+    /// with `view`, the engine's view of a seat, now or as of a broadcast.
+    ///
+    /// # Errors
+    /// For a view: `BadRequest` before the start, `NoSuchSeat`.
+    pub(crate) fn admin_detail(
+        &self,
+        events: usize,
+        view: Option<(Seat, Option<u64>)>,
+    ) -> Result<AdminRoomDetail, LobbyError> {
         let (deadline, offer_deadlines) = self.deadlines();
         let game = self.stage.game();
-        AdminRoomDetail {
+        let view = match view {
+            None => None,
+            Some((seat, at_seq)) => {
+                let m = game.ok_or_else(|| {
+                    LobbyError::BadRequest("view: the game has not started".to_owned())
+                })?;
+                if seat.0 >= m.game.options().players {
+                    return Err(LobbyError::NoSuchSeat);
+                }
+                Some(Box::new(m.view_at(seat, at_seq)))
+            }
+        };
+        Ok(AdminRoomDetail {
             room: self.admin_summary(),
             seed_commitment: game.map(|m| m.seed_commitment.clone()),
             game: game.map(|m| Box::new(m.game.clone())),
@@ -39,7 +60,7 @@ impl Room {
                 _ => None,
             },
             events: self.backlog_tail(events),
-            view: None,
-        }
+            view,
+        })
     }
 }

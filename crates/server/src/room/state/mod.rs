@@ -29,7 +29,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use catan_engine::{Action, Actor, Game, Seat, Tally};
+use catan_engine::{Action, Actor, Game, GameView, Seat, Tally};
 use tokio::time::Instant;
 use uuid::Uuid;
 
@@ -140,6 +140,23 @@ pub(crate) struct Match {
 }
 
 impl Match {
+    /// The engine's view of `seat` now, or as of broadcast `at_seq`: the game replayed
+    /// from its start through every action announced at or before it.
+    pub(crate) fn view_at(&self, seat: Seat, at_seq: Option<u64>) -> GameView {
+        let Some(at) = at_seq else {
+            return self.game.view(Some(seat));
+        };
+        let mut game = self.initial.clone();
+        for &(seq, actor, action) in self.log.iter().take_while(|(seq, ..)| *seq <= at) {
+            if game.apply(actor, action).is_err() {
+                // The log is the game: it replayed once already.
+                tracing::error!(seq, "the room's log does not replay");
+                break;
+            }
+        }
+        game.view(Some(seat))
+    }
+
     /// A game just started (or restored, `log` being what the store replayed).
     fn new(game: Game, seed_salt: String, seed_commitment: String) -> Match {
         Match {

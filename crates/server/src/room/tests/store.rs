@@ -67,7 +67,7 @@ async fn a_hung_store_refuses_the_action_within_the_store_timeout_and_reads_do_n
     tokio::task::yield_now().await;
     let info = room.info().await.expect("info");
     let summary = room.admin_summary().await.expect("summary");
-    let detail = room.admin_detail(5).await.expect("detail");
+    let detail = room.admin_detail(5, None).await.expect("detail");
     assert_eq!(begun.elapsed(), Duration::ZERO, "reads did not wait");
     assert_eq!(info.status, catan_protocol::RoomStatus::Playing);
     assert_eq!((summary.actions, detail.room.actions), (0, 0));
@@ -285,7 +285,7 @@ async fn an_action_stored_after_its_refusal_is_taken_in_when_the_log_says_so() {
     // finds that one no longer applies (the game moved on by the one taken in).
     let seat = catan_engine::Seat(u8::try_from(i).expect("seat"));
     let before = room
-        .admin_detail(0)
+        .admin_detail(0, None)
         .await
         .expect("detail")
         .game
@@ -312,7 +312,7 @@ async fn an_action_stored_after_its_refusal_is_taken_in_when_the_log_says_so() {
     // The game goes on from the stored log.
     let summary = room.admin_summary().await.expect("summary");
     assert_eq!(summary.actions, 1);
-    let detail = room.admin_detail(0).await.expect("detail");
+    let detail = room.admin_detail(0, None).await.expect("detail");
     let game = detail.game.expect("a game");
     let next = *game.legal_actions(seat).first().expect("the road");
     assert!(room.client_message(conns[i].conn, act("g-3", next)).await);
