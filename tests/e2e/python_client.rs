@@ -128,7 +128,13 @@ async fn the_python_client_plays_whole_games_against_bots_and_verifies_their_rep
         );
         let checked = &outcome["replay_checked"];
         assert!(checked["dice"].as_u64() > Some(10), "{outcome}");
-        assert!(checked["words"].as_u64() > Some(100), "{outcome}");
+        // Every random word the game used was re-derived from the revealed seed:
+        // at least one per die roll (a short game of 41 rolls used 99, so a fixed
+        // floor of 100 words failed now and then).
+        assert!(
+            checked["words"].as_u64() >= checked["dice"].as_u64(),
+            "{outcome}"
+        );
         for kind in wanted {
             *seen.entry(kind).or_default() += done(&outcome, kind);
         }
