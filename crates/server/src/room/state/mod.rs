@@ -16,6 +16,7 @@
 
 mod admin;
 mod conns;
+mod game;
 mod lobby;
 mod outbox;
 mod play;
@@ -29,7 +30,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use catan_engine::{Action, Actor, Game, GameView, Seat, Tally};
+use catan_engine::{Game, Seat, Tally};
 use tokio::time::Instant;
 use uuid::Uuid;
 
@@ -39,8 +40,8 @@ use crate::metrics::Metrics;
 use crate::store::{self, ActionRecord, Finish, GameRecord};
 use crate::token;
 use catan_protocol::{
-    BotKind, GameOverInfo, HistoryChat, Occupant, PROTOCOL_VERSION, RoomInfo, RoomOptions,
-    RoomStatus, SeatInfo, Snapshot,
+    BotKind, HistoryChat, Occupant, PROTOCOL_VERSION, RoomInfo, RoomOptions, RoomStatus, SeatInfo,
+    Snapshot,
 };
 
 pub(crate) use lobby::RematchPlan;
@@ -48,6 +49,7 @@ pub(crate) use outbox::Out;
 pub(crate) use play::Staged;
 pub(crate) use timers::Timer;
 
+pub(crate) use game::{Match, Stage};
 use outbox::Logged;
 use timers::Timers;
 
@@ -116,103 +118,6 @@ struct ConnMeta {
     in_process: bool,
     /// A bot standing in for the seat's absent person: not the seat's connection.
     stand_in: bool,
-}
-
-/// A started game and what was committed to at its start.
-#[derive(Debug, Clone)]
-pub(crate) struct Match {
-    /// The game itself.
-    game: Game,
-    /// Salt of the seed commitment, revealed at game over.
-    seed_salt: String,
-    /// Published commitment to the seed.
-    seed_commitment: String,
-    /// The statistics of the game so far, for its `game_over` (hidden information
-    /// until then: never shown during the game).
-    tally: Tally,
-    /// The game as it started, from which [`Match::log`] replays it: the room
-    /// rebuilds a seat's history from these (`history`, protocol.md 5.1.5) rather
-    /// than keep every event.
-    initial: Game,
-    /// Every action accepted and stored so far, in order, with the `seq` of the
-    /// broadcast that announced it (its index is its number in the stored log).
-    log: Vec<(u64, Actor, Action)>,
-}
-
-impl Match {
-    /// The engine's view of `seat` now, or as of broadcast `at_seq`: the game replayed
-    /// from its start through every action announced at or before it.
-    pub(crate) fn view_at(&self, seat: Seat, at_seq: Option<u64>) -> GameView {
-        let Some(at) = at_seq else {
-            return self.game.view(Some(seat));
-        };
-        let mut game = self.initial.clone();
-        for &(seq, actor, action) in self.log.iter().take_while(|(seq, ..)| *seq <= at) {
-            if game.apply(actor, action).is_err() {
-                // The log is the game: it replayed once already.
-                tracing::error!(seq, "the room's log does not replay");
-                break;
-            }
-        }
-        game.view(Some(seat))
-    }
-
-    /// A game just started (or restored, `log` being what the store replayed).
-    fn new(game: Game, seed_salt: String, seed_commitment: String) -> Match {
-        Match {
-            initial: game.clone(),
-            game,
-            seed_salt,
-            seed_commitment,
-            log: Vec::new(),
-            tally: Tally::default(),
-        }
-    }
-
-    /// Actions accepted and stored so far: the number of the next one.
-    fn actions(&self) -> u64 {
-        self.log.len() as u64
-    }
-}
-
-/// Where the room is in its life; each stage holds exactly what exists in it.
-#[derive(Debug)]
-pub(crate) enum Stage {
-    /// Seats are being taken; there is no game yet.
-    Lobby,
-    /// A game is being played; its timers run.
-    Playing {
-        /// The game.
-        game: Box<Match>,
-        /// The phase deadline and the expiry of each open offer.
-        timers: Timers,
-    },
-    /// The game is over; the room stays for reconnects and late readers.
-    Finished {
-        /// The game as it ended.
-        game: Box<Match>,
-        /// Its result, as broadcast.
-        over: GameOverInfo,
-    },
-}
-
-impl Stage {
-    /// The status clients see.
-    fn status(&self) -> RoomStatus {
-        match self {
-            Stage::Lobby => RoomStatus::Lobby,
-            Stage::Playing { .. } => RoomStatus::Playing,
-            Stage::Finished { .. } => RoomStatus::Finished,
-        }
-    }
-
-    /// The game, once started.
-    fn game(&self) -> Option<&Match> {
-        match self {
-            Stage::Lobby => None,
-            Stage::Playing { game, .. } | Stage::Finished { game, .. } => Some(game),
-        }
-    }
 }
 
 /// A room rebuilt from the store.

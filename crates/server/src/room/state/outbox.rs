@@ -204,22 +204,13 @@ impl Room {
     pub(super) fn history(&self, seat: Option<Seat>) -> History {
         let mut actions = Vec::new();
         if let Some(m) = self.stage.game() {
-            let mut game = m.initial.clone();
             actions.reserve(m.log.len());
-            for &(seq, actor, action) in &m.log {
-                match game.apply(actor, action) {
-                    Ok(events) => actions.push(HistoryActions {
-                        seq,
-                        events: events.iter().map(|e| e.redact_for(seat)).collect(),
-                    }),
-                    Err(e) => {
-                        // The log is the game: it replayed once already. Say so and
-                        // give what there is.
-                        tracing::error!(room = %self.id, seq, code = e.code(), "the room's log does not replay");
-                        break;
-                    }
-                }
-            }
+            m.replay(None, |seq, events| {
+                actions.push(HistoryActions {
+                    seq,
+                    events: events.iter().map(|e| e.redact_for(seat)).collect(),
+                });
+            });
         }
         History {
             seq: self.seq,
