@@ -1,9 +1,9 @@
 """Choosing an action from the newest ``legal`` list and the view (protocol.md 7, 11.2).
 
 A plain greedy player: good spots by the dice odds of their tiles, cities before
-settlements before development cards, dev cards played when they help, the robber on
-the leader, discards from the largest piles, trades offered for what it lacks and
-accepted when they give it what it lacks.
+settlements before development cards (none while a city is two cards away), dev
+cards played when they help, the robber on the leader, discards from the largest
+piles, trades offered for what it lacks and accepted when they give it what it lacks.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ class Strategy:
             if kind in by:
                 self.done[kind] += 1
                 return max(by[kind], key=lambda a: self.vertex_value(view, a[pick]))
-        if "buy_dev_card" in by:
+        if "buy_dev_card" in by and not self.saving_for_city(view, hand, me):
             self.done["buy_dev_card"] += 1
             return by["buy_dev_card"][0]
         if "build_road" in by and view["players"][me]["roads_left"] > 6:
@@ -105,6 +105,14 @@ class Strategy:
         if trade is not None:
             return trade
         return by["end_turn"][0] if "end_turn" in by else None
+
+    def saving_for_city(self, view: dict[str, Any], hand: dict[str, int], me: int) -> bool:
+        """Whether a development card would spend the grain or ore of a city in reach:
+        a settlement to upgrade and at most two cards short of 2 grain and 3 ore."""
+        if not any(b["seat"] == me and not b["city"] for b in view["buildings"]):
+            return False
+        short = sum(max(0, n - hand.get(r, 0)) for r, n in COSTS["city"].items())
+        return short <= 2
 
     def wanted(self, hand: dict[str, int]) -> tuple[str, str] | None:
         """(a resource to give, one to get) towards a city or settlement."""
