@@ -24,13 +24,15 @@ async fn a_rematch_opens_one_room_with_the_same_bots_once_the_game_is_over() {
         .create_room(json!({ "players": 3, "vp_target": 3, "map": "beginner" }))
         .await;
     let id = created.room_id;
+    // The kinds by seat; the bots are seated out of order (2, 0, 1): each is named
+    // after its seat all the same, and keeps its name in the rematch.
     let kinds = [BotKind::Random, BotKind::Easy, BotKind::Medium];
-    for kind in kinds {
+    for seat in [2, 0, 1] {
         let r = server
             .http
             .post(server.url(&format!("/api/rooms/{id}/bots")))
             .bearer_auth(&created.host_token)
-            .json(&json!({ "kind": kind }))
+            .json(&json!({ "kind": kinds[seat], "seat": seat }))
             .send()
             .await
             .expect("http");
@@ -95,6 +97,20 @@ async fn a_rematch_opens_one_room_with_the_same_bots_once_the_game_is_over() {
         .map(|s| s.occupant.as_ref().and_then(|o| o.bot))
         .collect();
     assert_eq!(seated, kinds.map(Some).to_vec());
+    let before: Vec<&str> = replay
+        .game
+        .players
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    let after: Vec<&str> = first
+        .room
+        .seats
+        .iter()
+        .filter_map(|s| s.occupant.as_ref().map(|o| o.name.as_str()))
+        .collect();
+    assert_eq!(before, ["Bot 1", "Bot 2", "Bot 3"]);
+    assert_eq!(after, before, "the rematch's bots keep their names");
     let heard = spectator
         .recv_until(|m| matches!(m, ServerMessage::Rematch { .. }))
         .await;

@@ -134,8 +134,9 @@ impl Room {
         Ok(())
     }
 
-    /// Seats a built-in bot (host only), named after its seat count; the caller starts
-    /// it with the returned token.
+    /// Seats a built-in bot (host only), named after its seat counted from 1 (so a
+    /// rematch, which seats its bots before the people come back, names them as the
+    /// game before did); the caller starts it with the returned token.
     ///
     /// # Errors
     /// As [`Room::take_seat`], and `NotHost`.
@@ -145,8 +146,13 @@ impl Room {
         request: AddBotRequest,
     ) -> Result<(AddBotResponse, String), LobbyError> {
         self.check_host(host_token)?;
-        let taken = self.seats.iter().filter(|s| s.occupant.is_some()).count();
-        let name = format!("Bot {}", taken + 1);
+        let first_free = self.seats.iter().position(|s| s.occupant.is_none());
+        let n = request
+            .seat
+            .map(Seat::index)
+            .or(first_free)
+            .map_or(0, |i| i + 1);
+        let name = format!("Bot {n}");
         let (seat, token) = self.take_seat(&name, request.seat, Some(request.kind))?;
         Ok((AddBotResponse { seat }, token))
     }
