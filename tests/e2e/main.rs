@@ -5,6 +5,7 @@ mod backup;
 mod bad_input;
 mod browser;
 mod cli;
+mod cluster;
 mod conformance;
 mod deploy;
 mod faults;

@@ -92,15 +92,19 @@ pub enum ClosingReason {
     /// The client asked for a protocol version (`?protocol=`) the server does not
     /// speak.
     UnsupportedVersion,
+    /// Another instance of the cluster owns the room now (this one lost its lease):
+    /// reconnect, with the same token and `last_seq`, to the instance that owns it.
+    RoomMoved,
 }
 
 impl ClosingReason {
     /// Every reason, in a fixed order.
-    pub const ALL: [ClosingReason; 4] = [
+    pub const ALL: [ClosingReason; 5] = [
         ClosingReason::ShuttingDown,
         ClosingReason::RoomClosed,
         ClosingReason::Kicked,
         ClosingReason::UnsupportedVersion,
+        ClosingReason::RoomMoved,
     ];
 
     /// Stable machine-readable code, the `code` of the `closing` message.
@@ -111,6 +115,7 @@ impl ClosingReason {
             ClosingReason::RoomClosed => "room_closed",
             ClosingReason::Kicked => "kicked",
             ClosingReason::UnsupportedVersion => "unsupported_version",
+            ClosingReason::RoomMoved => "room_moved",
         }
     }
 }
@@ -135,11 +140,13 @@ pub enum CloseCode {
     /// 4013: the client sent nothing, not even a pong to the server's pings, for
     /// longer than the server waits.
     Unresponsive,
+    /// 4014: another instance of the cluster owns the room now.
+    RoomMoved,
 }
 
 impl CloseCode {
     /// Every close code, in a fixed order.
-    pub const ALL: [CloseCode; 8] = [
+    pub const ALL: [CloseCode; 9] = [
         CloseCode::GoingAway,
         CloseCode::Replaced,
         CloseCode::RateLimited,
@@ -148,6 +155,7 @@ impl CloseCode {
         CloseCode::Kicked,
         CloseCode::UnsupportedVersion,
         CloseCode::Unresponsive,
+        CloseCode::RoomMoved,
     ];
 
     /// The numeric WebSocket close code.
@@ -162,6 +170,7 @@ impl CloseCode {
             CloseCode::Kicked => 4011,
             CloseCode::UnsupportedVersion => 4012,
             CloseCode::Unresponsive => 4013,
+            CloseCode::RoomMoved => 4014,
         }
     }
 
@@ -177,6 +186,7 @@ impl CloseCode {
             CloseCode::Kicked => "disconnected by an administrator",
             CloseCode::UnsupportedVersion => "unsupported protocol version",
             CloseCode::Unresponsive => "no answer to pings",
+            CloseCode::RoomMoved => "room moved to another instance",
         }
     }
 

@@ -223,6 +223,20 @@ pub struct Config {
     #[arg(long, env = "CATAN_SHUTDOWN_TIMEOUT_SECS", default_value_t = 10)]
     pub shutdown_timeout_secs: u64,
 
+    /// Run as one instance of several sharing one PostgreSQL (docs/cluster.md): the
+    /// address the other instances reach this one at, e.g. `http://10.0.0.7:8080`.
+    /// Each started game's room is then owned by one instance at a time under a
+    /// lease; an instance that dies has its rooms claimed by the others. Unset, the
+    /// server is the only one (any database). Needs PostgreSQL.
+    #[arg(long, env = "CATAN_CLUSTER_ADDRESS")]
+    pub cluster_address: Option<String>,
+
+    /// In a cluster, how long a room's lease lasts from its owner's last renewal, in
+    /// seconds (renewed every third of it): how long a room waits before another
+    /// instance takes over from one that died.
+    #[arg(long, env = "CATAN_CLUSTER_LEASE_SECS", default_value_t = 9)]
+    pub cluster_lease_secs: u64,
+
     /// Log format on stderr: `text` (human-readable; coloured only when stderr is a
     /// terminal and `NO_COLOR` is unset) or `json` (one JSON object per line).
     #[arg(long, env = "CATAN_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
@@ -284,6 +298,12 @@ impl Config {
         c.chat_per_min = 100_000;
         c.max_websockets_per_address = c.max_websockets;
         c
+    }
+
+    /// The lease of a room in a cluster (`--cluster-lease-secs`, at least 1 s).
+    #[must_use]
+    pub fn cluster_lease(&self) -> Duration {
+        Duration::from_secs(self.cluster_lease_secs.max(1))
     }
 
     /// The bound on each store call (`--store-timeout-ms`, at least 1 ms).

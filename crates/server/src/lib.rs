@@ -32,6 +32,7 @@
 pub mod admin;
 pub mod bot;
 pub mod cli;
+pub mod cluster;
 pub mod config;
 pub mod error;
 pub mod history;
@@ -91,6 +92,8 @@ pub struct AppState {
     pub websocket_limiter: Arc<limits::AddressLimiter>,
     /// Open WebSockets, in total and per client address.
     pub sockets: Arc<limits::SocketCounts>,
+    /// In a cluster (`--cluster-address`): this instance and its leases.
+    pub cluster: Option<Arc<cluster::Cluster>>,
 }
 
 impl AppState {
@@ -125,7 +128,15 @@ impl AppState {
             shutdown_tx: Arc::new(tx),
             metrics,
             tasks: TaskTracker::new(),
+            cluster: None,
         }
+    }
+
+    /// The state of one instance of a cluster.
+    #[must_use]
+    pub fn with_cluster(mut self, cluster: Option<Arc<cluster::Cluster>>) -> AppState {
+        self.cluster = cluster;
+        self
     }
 
     /// What a new or restored room needs from the server.
@@ -259,10 +270,20 @@ pub async fn run_with(
         .map_err(std::io::Error::other)?;
     // Held until the server has stopped: one server per SQLite file.
     let _single = store::lock_sqlite(url.expose_secret()).map_err(std::io::Error::other)?;
-    let store = store::SqlStore::connect(url.expose_secret())
+    // In a cluster every write of a room is fenced by the lease this instance holds.
+    let fence = config.cluster_address.as_ref().map(|_| {
+        Arc::new(store::Fence::new(
+            uuid::Uuid::new_v4().to_string(),
+            config.cluster_lease(),
+        ))
+    });
+    let store = store::SqlStore::connect_with(url.expose_secret(), fence.clone())
         .await
         .map_err(std::io::Error::other)?;
-    let state = AppState::new(config, Arc::new(store));
+    let cluster = fence
+        .zip(config.cluster_address.clone())
+        .map(|(f, address)| Arc::new(cluster::Cluster::new(f, address, store.pool().clone())));
+    let state = AppState::new(config, Arc::new(store)).with_cluster(cluster);
     serve(listener, admin, state, shutdown).await
 }
 
@@ -280,7 +301,15 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    restore_rooms(&state).await.map_err(std::io::Error::other)?;
+    match &state.cluster {
+        // One instance: it holds every unfinished game.
+        None => restore_rooms(&state).await.map_err(std::io::Error::other)?,
+        // Several: the games are claimed, a share each, as their leases expire.
+        Some(c) => {
+            c.register().await.map_err(std::io::Error::other)?;
+            tokio::spawn(cluster::run(c.clone(), state.clone()));
+        }
+    }
     let mut servers: Vec<JoinHandle<std::io::Result<()>>> = Vec::new();
     let public = app(state.clone());
     let (connections, websockets) = state.config.socket_budget();
@@ -311,6 +340,13 @@ pub async fn serve(
         state.tasks.wait().await;
     })
     .await;
+    // Every write is flushed: the other instances may take the rooms over now.
+    if let Some(c) = &state.cluster
+        && drained.is_ok()
+        && let Err(e) = c.release_all().await
+    {
+        warn!(error = %e, "could not let the leases go; they expire by themselves");
+    }
     match drained {
         Ok(()) => info!("shut down cleanly"),
         Err(_) => warn!(

@@ -28,6 +28,7 @@ use catan_protocol::{
 };
 use catan_protocol::{AdminRoomDetail, AdminRoomSummary, CloseRoomResponse};
 
+pub(crate) use state::now_ms;
 pub use task::RoomTask;
 
 /// Commands queued per room before senders wait.
@@ -143,6 +144,8 @@ pub(crate) enum Command {
         message: String,
         reply: oneshot::Sender<CloseRoomResponse>,
     },
+    /// Another instance of the cluster owns the room now: stop here.
+    Moved,
     Kick {
         seat: Seat,
         message: String,
@@ -365,6 +368,13 @@ impl RoomHandle {
     /// `RoomNotFound` if the room's task has already ended.
     pub async fn close(&self, message: String) -> Result<CloseRoomResponse, LobbyError> {
         self.ask(|reply| Command::Close { message, reply }).await
+    }
+
+    /// Tells the room that this instance lost its lease (docs/cluster.md): it closes
+    /// every connection with `closing` (`room_moved`) and 4014, leaves the registry
+    /// and stops, writing nothing more. Nothing if the room is gone already.
+    pub async fn moved(&self) {
+        let _ = self.tx.send(Command::Moved).await;
     }
 
     /// Disconnects the client on `seat` with 4011; the seat is kept.

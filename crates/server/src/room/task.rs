@@ -20,8 +20,8 @@ use crate::error::LobbyError;
 use crate::store::{ActionRecord, GameRecord};
 use crate::token;
 use catan_protocol::{
-    AddBotRequest, BotKind, CloseCode, CloseRoomResponse, RematchResponse, RoomOptions, RoomStatus,
-    TakeSeatResponse,
+    AddBotRequest, BotKind, CloseCode, CloseRoomResponse, ClosingReason, RematchResponse,
+    RoomOptions, RoomStatus, TakeSeatResponse,
 };
 
 /// The socket side of one connection.
@@ -234,6 +234,10 @@ impl RoomTask {
             Command::Close { message, reply } => {
                 let _ = reply.send(self.close(&message).await);
             }
+            // A finished game writes nothing more (its lease ended with its result):
+            // its room stays for the players to see the end and ask for a rematch.
+            Command::Moved if self.room.status() == RoomStatus::Finished => {}
+            Command::Moved => self.moved(),
             Command::Kick {
                 seat,
                 message,
@@ -435,7 +439,9 @@ impl RoomTask {
     /// unfinished game abandoned in the store, leaves the registry and ends the task.
     async fn close(&mut self, message: &str) -> CloseRoomResponse {
         let status = self.room.status();
-        let connections_closed = self.room.close_all(message);
+        let connections_closed =
+            self.room
+                .close_all(ClosingReason::RoomClosed, CloseCode::RoomClosed, message);
         self.flush();
         let game_abandoned = status == RoomStatus::Playing
             && self
@@ -452,6 +458,24 @@ impl RoomTask {
             connections_closed,
             game_abandoned,
         }
+    }
+
+    /// Stops the room here because another instance of the cluster owns it now
+    /// (a write was fenced, or the lease was not renewed): every connection gets
+    /// `closing` (`room_moved`) and 4014, so that it reconnects to the new owner;
+    /// nothing more is stored; the room leaves the registry and the task ends.
+    pub(super) fn moved(&mut self) {
+        let connections_closed = self.room.close_all(
+            ClosingReason::RoomMoved,
+            CloseCode::RoomMoved,
+            "another server instance runs this room now; reconnect",
+        );
+        self.flush();
+        self.closed = true;
+        if let Some(rooms) = self.ctx.rooms.upgrade() {
+            rooms.remove(self.room.id());
+        }
+        warn!(connections_closed, "room moved to another instance");
     }
 
     /// Delivers what the room left in its outbox. A connection too slow to take a

@@ -28,6 +28,8 @@ pub(super) async fn append_with_retry(
         loop {
             match store.append_action(game, &record).await {
                 Ok(()) => return Ok(()),
+                // Another instance owns the room now: no retry can be stored.
+                Err(e @ store::StoreError::Fenced(_)) => return Err(e),
                 Err(e) if attempt >= 3 => return Err(e),
                 Err(e) => {
                     debug!(error = %e, attempt, "append failed; retrying");
@@ -78,6 +80,11 @@ pub(crate) async fn store_finish(
         match store.finish_game(id, &finish).await {
             Ok(()) => {
                 info!(room = %id, "result stored");
+                return;
+            }
+            Err(e @ store::StoreError::Fenced(_)) => {
+                // The instance that owns the room now stores it from the log.
+                warn!(room = %id, error = %e, "the result is another instance's to store");
                 return;
             }
             Err(e) => {

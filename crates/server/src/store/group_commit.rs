@@ -2,17 +2,22 @@
 //! pending from every room, writes them with one INSERT (one transaction),
 //! and answers each room through its oneshot only once that transaction committed:
 //! an action is never acknowledged before it is stored, and a busy server pays for
-//! one commit per batch instead of one per action.
+//! one commit per batch instead of one per action. In a cluster (a [`Fence`]) each
+//! row is inserted only if this instance still holds its room's lease under the
+//! epoch it knows, checked in the same statement; the others are refused as fenced.
 
+use std::collections::HashSet;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
+use sqlx::any::AnyRow;
 use sqlx::pool::PoolConnection;
-use sqlx::{Any, AnyPool};
+use sqlx::{Any, AnyPool, Row as _};
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
-use super::{ActionRecord, StoreError};
+use super::{ActionRecord, Fence, StoreError};
 
 /// Most appends written in one transaction.
 const MAX_BATCH: usize = 512;
@@ -40,12 +45,17 @@ impl Writer {
     /// Starts the writer task of `pool`. With `hold`, the task keeps one connection
     /// of the pool for itself (see [`Writer`]); without, it borrows one per batch (a
     /// pool of one connection, such as an in-memory SQLite database, must not be held).
-    pub(super) fn spawn(pool: AnyPool, dialect: Dialect, hold: bool) -> Writer {
+    pub(super) fn spawn(
+        pool: AnyPool,
+        dialect: Dialect,
+        hold: bool,
+        fence: Option<Arc<Fence>>,
+    ) -> Writer {
         let (tx, rx) = mpsc::channel(QUEUE);
         if dialect == Dialect::Sqlite && hold {
             tokio::spawn(checkpoint(pool.clone(), tx.downgrade()));
         }
-        tokio::spawn(run(pool, dialect, hold, rx));
+        tokio::spawn(run(pool, dialect, hold, fence, rx));
         Writer { tx }
     }
 
@@ -100,38 +110,67 @@ struct Connection {
 }
 
 impl Connection {
-    /// Runs `sql` with `json` bound on the kept connection, or on a pooled one.
-    /// Keeping one connection matters for SQLite: each connection has its own page
-    /// cache, and SQLite drops it whenever another connection wrote, so batches that
-    /// took turns on a pool's connections read every index page back from the file.
-    /// After an error the connection is given back (it may be broken); once the pool
-    /// is closed, nothing is written.
-    async fn execute(&mut self, sql: &str, json: String) -> Result<u64, sqlx::Error> {
-        let q = sqlx::query(sql).bind(json);
+    /// The connection to write on: the kept one (taken from the pool if need be), or
+    /// `None` to borrow one from the pool per statement. Keeping one connection
+    /// matters for SQLite: each connection has its own page cache, and SQLite drops
+    /// it whenever another connection wrote, so batches that took turns on a pool's
+    /// connections read every index page back from the file. Once the pool is
+    /// closed, nothing is written.
+    async fn target(&mut self) -> Result<Option<&mut PoolConnection<Any>>, sqlx::Error> {
         if self.pool.is_closed() {
             // The store was closed: stop writing on the connection kept from before.
             self.held = None;
             return Err(sqlx::Error::PoolClosed);
         }
         if !self.hold {
-            return Ok(q.execute(&self.pool).await?.rows_affected());
+            return Ok(None);
         }
-        let conn = match &mut self.held {
-            Some(c) => c,
-            None => self.held.insert(self.pool.acquire().await?),
+        if self.held.is_none() {
+            self.held = Some(self.pool.acquire().await?);
+        }
+        Ok(self.held.as_mut())
+    }
+
+    /// After an error the kept connection is given back (it may be broken).
+    fn checked<T>(&mut self, r: Result<T, sqlx::Error>) -> Result<T, sqlx::Error> {
+        if r.is_err() {
+            self.held = None;
+        }
+        r
+    }
+
+    /// Runs `sql` with `json` bound; the number of rows it wrote.
+    async fn execute(&mut self, sql: &str, json: String) -> Result<u64, sqlx::Error> {
+        let q = sqlx::query(sql).bind(json);
+        let pool = self.pool.clone();
+        let done = match self.target().await? {
+            Some(conn) => q.execute(&mut **conn).await,
+            None => q.execute(&pool).await,
         };
-        match q.execute(&mut **conn).await {
-            Ok(done) => Ok(done.rows_affected()),
-            Err(e) => {
-                self.held = None;
-                Err(e)
-            }
-        }
+        self.checked(done.map(|d| d.rows_affected()))
+    }
+
+    /// Runs `sql` (an `INSERT ... RETURNING`) with `json` bound; the rows it returned.
+    async fn fetch(&mut self, sql: &str, json: String) -> Result<Vec<AnyRow>, sqlx::Error> {
+        let q = sqlx::query(sql).bind(json);
+        let pool = self.pool.clone();
+        let rows = match self.target().await? {
+            Some(conn) => q.fetch_all(&mut **conn).await,
+            None => q.fetch_all(&pool).await,
+        };
+        self.checked(rows)
     }
 }
 
-async fn run(pool: AnyPool, dialect: Dialect, hold: bool, mut rx: mpsc::Receiver<Append>) {
-    let sql = dialect.insert_sql();
+async fn run(
+    pool: AnyPool,
+    dialect: Dialect,
+    hold: bool,
+    fence: Option<Arc<Fence>>,
+    mut rx: mpsc::Receiver<Append>,
+) {
+    let sql = dialect.insert_sql(fence.is_some());
+    let fence = fence.as_deref();
     let mut conn = Connection {
         pool,
         hold,
@@ -145,10 +184,11 @@ async fn run(pool: AnyPool, dialect: Dialect, hold: bool, mut rx: mpsc::Receiver
         if batch.is_empty() {
             continue;
         }
-        match write(&mut conn, sql, &batch).await {
-            Ok(()) => {
+        match write(&mut conn, sql, &batch, fence).await {
+            Ok(stored) => {
                 for a in batch.drain(..) {
-                    let _ = a.reply.send(Ok(()));
+                    let answer = stored.answer(&a);
+                    let _ = a.reply.send(answer);
                 }
             }
             Err(e) if batch.len() == 1 => {
@@ -161,8 +201,9 @@ async fn run(pool: AnyPool, dialect: Dialect, hold: bool, mut rx: mpsc::Receiver
                 // each on its own, so every room gets its own answer.
                 tracing::debug!(error = %e, n = batch.len(), "batch failed; writing one by one");
                 for a in batch.drain(..) {
-                    let r = write(&mut conn, sql, std::slice::from_ref(&a)).await;
-                    let _ = a.reply.send(r);
+                    let r = write(&mut conn, sql, std::slice::from_ref(&a), fence).await;
+                    let answer = r.and_then(|stored| stored.answer(&a));
+                    let _ = a.reply.send(answer);
                 }
             }
         }
@@ -184,20 +225,35 @@ impl Dialect {
     /// it is prepared once: a multi-row `VALUES` list instead needs a new statement
     /// per batch size, and binding thousands of parameters costs SQLite more than the
     /// rows (it looks each parameter name up linearly).
-    fn insert_sql(self) -> &'static str {
-        match self {
-            Dialect::Sqlite => {
+    ///
+    /// `fenced` (PostgreSQL, in a cluster): a row is inserted only while its room's
+    /// lease row names the row's owner and epoch, read `FOR SHARE` so that a claim
+    /// (which updates the row) and the insert are ordered (docs/cluster.md); the
+    /// statement returns the rows it inserted.
+    fn insert_sql(self, fenced: bool) -> &'static str {
+        match (self, fenced) {
+            (Dialect::Sqlite, _) => {
                 "INSERT INTO game_actions (game_id, seq, room_seq, seat, action, created_at) \
                  SELECT json_extract(value, '$.game_id'), json_extract(value, '$.seq'), \
                  json_extract(value, '$.room_seq'), json_extract(value, '$.seat'), \
                  json_extract(value, '$.action'), json_extract(value, '$.created_at') \
                  FROM json_each($1)"
             }
-            Dialect::Postgres => {
+            (Dialect::Postgres, false) => {
                 "INSERT INTO game_actions (game_id, seq, room_seq, seat, action, created_at) \
                  SELECT game_id, seq, room_seq, seat, action, created_at \
                  FROM json_to_recordset($1::json) AS r(game_id TEXT, seq BIGINT, \
                  room_seq BIGINT, seat BIGINT, action TEXT, created_at BIGINT)"
+            }
+            (Dialect::Postgres, true) => {
+                "INSERT INTO game_actions (game_id, seq, room_seq, seat, action, created_at) \
+                 SELECT r.game_id, r.seq, r.room_seq, r.seat, r.action, r.created_at \
+                 FROM json_to_recordset($1::json) AS r(game_id TEXT, seq BIGINT, \
+                 room_seq BIGINT, seat BIGINT, action TEXT, created_at BIGINT, \
+                 owner TEXT, epoch BIGINT) \
+                 WHERE EXISTS (SELECT 1 FROM room_leases l WHERE l.room_id = r.game_id \
+                 AND l.owner = r.owner AND l.epoch = r.epoch FOR SHARE) \
+                 RETURNING game_id, seq"
             }
         }
     }
@@ -205,7 +261,7 @@ impl Dialect {
 
 /// One row of the batch parameter.
 #[derive(Serialize)]
-struct Row {
+struct Row<'a> {
     game_id: Uuid,
     seq: i64,
     room_seq: i64,
@@ -213,10 +269,40 @@ struct Row {
     /// The action as JSON text, as the column stores it.
     action: String,
     created_at: i64,
+    /// In a cluster: this instance, and the epoch of the room's lease it holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    owner: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    epoch: Option<i64>,
+}
+
+/// What a batch's statement stored.
+enum Stored {
+    /// Every row.
+    All,
+    /// These rows (game, seq): in a cluster, the others were fenced.
+    Only(HashSet<(Uuid, u64)>),
+}
+
+impl Stored {
+    /// The answer to the room that asked for `a`.
+    fn answer(&self, a: &Append) -> Result<(), StoreError> {
+        match self {
+            Stored::Only(rows) if !rows.contains(&(a.game, a.record.seq)) => Err(
+                StoreError::Fenced(format!("room {} is owned by another instance now", a.game)),
+            ),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// Writes `batch` with one statement (hence one transaction).
-async fn write(conn: &mut Connection, sql: &str, batch: &[Append]) -> Result<(), StoreError> {
+async fn write(
+    conn: &mut Connection,
+    sql: &str,
+    batch: &[Append],
+    fence: Option<&Fence>,
+) -> Result<Stored, StoreError> {
     let rows = batch
         .iter()
         .map(|a| {
@@ -228,11 +314,23 @@ async fn write(conn: &mut Connection, sql: &str, batch: &[Append]) -> Result<(),
                 seat: r.seat.map(|s| s.0),
                 action: serde_json::to_string(&r.action)?,
                 created_at: super::sql::to_i64(r.at),
+                owner: fence.map(Fence::owner),
+                epoch: fence.map(|f| f.epoch(a.game)),
             })
         })
         .collect::<Result<Vec<Row>, serde_json::Error>>()
         .map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let json = serde_json::to_string(&rows).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    if fence.is_some() {
+        let mut stored = HashSet::new();
+        for row in conn.fetch(sql, json).await? {
+            let game: String = row.try_get("game_id")?;
+            let seq: i64 = row.try_get("seq")?;
+            let game = Uuid::parse_str(&game).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            stored.insert((game, u64::try_from(seq).unwrap_or(0)));
+        }
+        return Ok(Stored::Only(stored));
+    }
     let stored = conn.execute(sql, json).await?;
     if stored != batch.len() as u64 {
         return Err(StoreError::Corrupt(format!(
@@ -240,5 +338,5 @@ async fn write(conn: &mut Connection, sql: &str, batch: &[Append]) -> Result<(),
             batch.len()
         )));
     }
-    Ok(())
+    Ok(Stored::All)
 }

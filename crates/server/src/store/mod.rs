@@ -3,6 +3,7 @@
 //! rebuilds the game from the log. Rooms write each action before broadcasting it.
 
 mod bounded;
+mod fence;
 mod group_commit;
 mod metered;
 mod options;
@@ -17,6 +18,7 @@ use uuid::Uuid;
 
 pub use bounded::Bounded;
 pub(crate) use bounded::timed_out;
+pub use fence::{Fence, NO_EPOCH};
 pub use metered::Metered;
 pub use options::StoredOptions;
 pub use single::{SqliteLock, lock as lock_sqlite};
@@ -41,6 +43,11 @@ pub enum StoreError {
     /// shutting down or too busy. Retrying later may succeed.
     #[error("store unavailable: {0}")]
     Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The write was refused because this instance no longer owns the room: another
+    /// instance of the cluster claimed its lease (docs/cluster.md). Nothing was
+    /// written; retrying cannot succeed, the room must stop here.
+    #[error("fenced: {0}")]
+    Fenced(String),
     /// A stored value could not be decoded.
     #[error("corrupt stored value: {0}")]
     Corrupt(String),

@@ -2,6 +2,7 @@
 //! driver, with portable queries and the migrations in `migrations/`.
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -12,7 +13,7 @@ use sqlx::{AnyPool, Row};
 use uuid::Uuid;
 
 use super::{
-    ActionRecord, Finish, GameQuery, GameRecord, GameStatus, NewGame, PlayerRecord, Store,
+    ActionRecord, Fence, Finish, GameQuery, GameRecord, GameStatus, NewGame, PlayerRecord, Store,
     StoreError, StoredOptions,
 };
 
@@ -23,6 +24,9 @@ pub struct SqlStore {
     pool: AnyPool,
     /// Writes the action log with group commit (one transaction per batch).
     writer: super::group_commit::Writer,
+    /// In a cluster (PostgreSQL only): the leases this instance holds; every write of
+    /// a room is fenced by its epoch (docs/cluster.md).
+    fence: Option<Arc<Fence>>,
 }
 
 /// The migrations, embedded at compile time.
@@ -51,6 +55,21 @@ impl SqlStore {
     /// # Errors
     /// If the database cannot be reached or a migration fails.
     pub async fn connect(url: &str) -> Result<SqlStore, StoreError> {
+        SqlStore::connect_with(url, None).await
+    }
+
+    /// [`SqlStore::connect`] for an instance of a cluster when `fence` is given: each
+    /// write of a room is made only while the room's lease names this instance under
+    /// the epoch the fence holds, else it fails with [`StoreError::Fenced`]; a game
+    /// created here takes its lease (epoch 1) in the same transaction.
+    ///
+    /// # Errors
+    /// As [`SqlStore::connect`]; a fence on SQLite is refused (a cluster needs
+    /// PostgreSQL).
+    pub async fn connect_with(
+        url: &str,
+        fence: Option<Arc<Fence>>,
+    ) -> Result<SqlStore, StoreError> {
         sqlx::any::install_default_drivers();
         let sqlite = url.starts_with("sqlite:");
         let memory = url.contains(":memory:");
@@ -98,6 +117,11 @@ impl SqlStore {
                 })
             });
         }
+        if sqlite && fence.is_some() {
+            return Err(StoreError::Database(sqlx::Error::Configuration(
+                "several instances (--cluster-address) need PostgreSQL; SQLite serves one".into(),
+            )));
+        }
         let pool = options.connect(&url).await?;
         MIGRATOR.run(&pool).await?;
         let dialect = if sqlite {
@@ -105,8 +129,52 @@ impl SqlStore {
         } else {
             super::group_commit::Dialect::Postgres
         };
-        let writer = super::group_commit::Writer::spawn(pool.clone(), dialect, !memory);
-        Ok(SqlStore { pool, writer })
+        let writer =
+            super::group_commit::Writer::spawn(pool.clone(), dialect, !memory, fence.clone());
+        Ok(SqlStore {
+            pool,
+            writer,
+            fence,
+        })
+    }
+
+    /// The connection pool (the cluster's own statements use it).
+    #[must_use]
+    pub fn pool(&self) -> &AnyPool {
+        &self.pool
+    }
+
+    /// The condition, for a statement on games whose `$1` is the room's id, `$owner`
+    /// and `$epoch` the fence's: the lease names this instance under that epoch.
+    fn lease_held(owner: usize, epoch: usize) -> String {
+        format!(
+            "EXISTS (SELECT 1 FROM room_leases WHERE room_id = $1 AND owner = ${owner} \
+             AND epoch = ${epoch} FOR SHARE)"
+        )
+    }
+
+    /// Ends this instance's lease of `game` in `tx` (its game is over) when fenced,
+    /// after checking that the statement that ended it wrote (`rows`): none written
+    /// means the room is another instance's now.
+    async fn end_lease(
+        &self,
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        game: &str,
+        rows: u64,
+    ) -> Result<(), StoreError> {
+        if self.fence.is_none() {
+            return Ok(());
+        }
+        if rows == 0 {
+            return Err(StoreError::Fenced(format!(
+                "room {game} is owned by another instance now"
+            )));
+        }
+        sqlx::query("DELETE FROM room_leases WHERE room_id = $1")
+            .bind(game)
+            .execute(&mut **tx)
+            .await?;
+        Ok(())
     }
 
     /// Closes the store: every later call fails with [`StoreError::Unavailable`], as
@@ -254,7 +322,20 @@ impl Store for SqlStore {
             .execute(&mut *tx)
             .await?;
         }
+        if let Some(fence) = &self.fence {
+            sqlx::query(
+                "INSERT INTO room_leases (room_id, owner, epoch, expires_at) VALUES ($1, $2, 1, $3)",
+            )
+            .bind(&id)
+            .bind(fence.owner())
+            .bind(fence.expiry(game.started_at))
+            .execute(&mut *tx)
+            .await?;
+        }
         tx.commit().await?;
+        if let Some(fence) = &self.fence {
+            fence.hold(game.id, 1);
+        }
         Ok(())
     }
 
@@ -265,16 +346,23 @@ impl Store for SqlStore {
     async fn finish_game(&self, game: Uuid, finish: &Finish) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
         let id = game.to_string();
-        sqlx::query(
+        let fenced = self.fence.as_ref().map_or(String::new(), |_| {
+            format!(" AND {}", SqlStore::lease_held(5, 6))
+        });
+        let sql = format!(
             "UPDATE games SET status = 'finished', finished_at = $2, winner = $3, final_scores = $4 \
-             WHERE id = $1",
-        )
-        .bind(&id)
-        .bind(to_i64(finish.finished_at))
-        .bind(finish.winner.map(|w| i64::from(w.0)))
-        .bind(serde_json::to_string(&finish.scores).map_err(corrupt)?)
-        .execute(&mut *tx)
-        .await?;
+             WHERE id = $1{fenced}"
+        );
+        let mut update = sqlx::query(&sql)
+            .bind(&id)
+            .bind(to_i64(finish.finished_at))
+            .bind(finish.winner.map(|w| i64::from(w.0)))
+            .bind(serde_json::to_string(&finish.scores).map_err(corrupt)?);
+        if let Some(f) = &self.fence {
+            update = update.bind(f.owner().to_owned()).bind(f.epoch(game));
+        }
+        let rows = update.execute(&mut *tx).await?.rows_affected();
+        self.end_lease(&mut tx, &id, rows).await?;
         for s in &finish.scores {
             sqlx::query(
                 "UPDATE game_players SET final_vp = $3, vp_cards = $4 WHERE game_id = $1 AND seat = $2",
@@ -287,26 +375,55 @@ impl Store for SqlStore {
             .await?;
         }
         tx.commit().await?;
+        if let Some(f) = &self.fence {
+            f.release(game);
+        }
         Ok(())
     }
 
     async fn abandon_game(&self, game: Uuid) -> Result<(), StoreError> {
-        sqlx::query("UPDATE games SET status = 'abandoned' WHERE id = $1 AND status = 'playing'")
+        let Some(f) = &self.fence else {
+            sqlx::query(
+                "UPDATE games SET status = 'abandoned' WHERE id = $1 AND status = 'playing'",
+            )
             .bind(game.to_string())
             .execute(&self.pool)
             .await?;
+            return Ok(());
+        };
+        let id = game.to_string();
+        let mut tx = self.pool.begin().await?;
+        let rows = sqlx::query(&format!(
+            "UPDATE games SET status = 'abandoned' WHERE id = $1 AND status = 'playing' AND {}",
+            SqlStore::lease_held(2, 3)
+        ))
+        .bind(&id)
+        .bind(f.owner().to_owned())
+        .bind(f.epoch(game))
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        self.end_lease(&mut tx, &id, rows).await?;
+        tx.commit().await?;
+        f.release(game);
         Ok(())
     }
 
     async fn reserve_seq(&self, game: Uuid, up_to: u64) -> Result<(), StoreError> {
-        sqlx::query(
+        // Fenced, a reservation of a room another instance owns now is not written
+        // (nor reported: that room's next action write is refused as fenced).
+        let fenced = self.fence.as_ref().map_or(String::new(), |_| {
+            format!(" AND {}", SqlStore::lease_held(3, 4))
+        });
+        let sql = format!(
             "UPDATE games SET seq_reserved = $2 WHERE id = $1 \
-             AND (seq_reserved IS NULL OR seq_reserved < $2)",
-        )
-        .bind(game.to_string())
-        .bind(to_i64(up_to))
-        .execute(&self.pool)
-        .await?;
+             AND (seq_reserved IS NULL OR seq_reserved < $2){fenced}"
+        );
+        let mut update = sqlx::query(&sql).bind(game.to_string()).bind(to_i64(up_to));
+        if let Some(f) = &self.fence {
+            update = update.bind(f.owner().to_owned()).bind(f.epoch(game));
+        }
+        update.execute(&self.pool).await?;
         Ok(())
     }
 

@@ -183,16 +183,22 @@ impl Room {
         Ok(())
     }
 
-    /// Closes the room to everyone: a `closing` message with `message`, each socket
-    /// closed with 4010; the timers stop. Returns how many connections there were.
-    pub(crate) fn close_all(&mut self, message: &str) -> usize {
-        let msg = ServerMessage::closing(ClosingReason::RoomClosed, message);
+    /// Closes the room to everyone: a `closing` message with `reason` and `message`,
+    /// each socket closed with `code`; the timers stop. Returns how many connections
+    /// there were.
+    pub(crate) fn close_all(
+        &mut self,
+        reason: ClosingReason,
+        code: CloseCode,
+        message: &str,
+    ) -> usize {
+        let msg = ServerMessage::closing(reason, message);
         let mut conns: Vec<(ConnId, ConnMeta)> = self.conns.drain().collect();
         conns.sort_unstable_by_key(|(id, _)| *id);
         for (conn, meta) in &conns {
             self.outbox.push(Out::Close {
                 conn: *conn,
-                code: CloseCode::RoomClosed,
+                code,
                 last: Some(outbox::outbound(meta, &msg)),
             });
         }

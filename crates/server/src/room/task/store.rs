@@ -69,6 +69,12 @@ impl RoomTask {
                     }
                     staged = self.room.restage(staged)?;
                 }
+                Err(e @ StoreError::Fenced(_)) => {
+                    warn!(error = %e, "the room is another instance's now");
+                    self.room.refuse_unstored(staged);
+                    self.moved();
+                    return None;
+                }
                 Err(e) => {
                     warn!(error = %e, "could not store an action; refusing it");
                     self.room.refuse_unstored(staged);

@@ -1,0 +1,366 @@
+//! Several instances on one PostgreSQL (docs/cluster.md): writes fenced by the lease's
+//! epoch, a room taken over when its owner dies or shuts down, and SQLite refused.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use catan_e2e::{Client, TestServer, fresh_postgres_url, fresh_sqlite_url, play_randomly};
+use catan_engine::{Action, Seat};
+use catan_protocol::{ClosingReason, ServerMessage};
+use catan_server::store::{
+    ActionRecord, Fence, NewGame, PlayerRecord, SqlStore, Store, StoreError,
+};
+use serde_json::json;
+use sqlx::Row;
+use uuid::Uuid;
+
+use crate::persistence::wait_until_stored;
+
+/// The lease row of `room`: the owner's address and the epoch.
+async fn lease(store: &SqlStore, room: Uuid) -> Option<(String, i64)> {
+    let row = sqlx::query(
+        "SELECT i.address, l.epoch FROM room_leases l JOIN instances i ON i.id = l.owner \
+         WHERE l.room_id = $1",
+    )
+    .bind(room.to_string())
+    .fetch_optional(store.pool())
+    .await
+    .expect("lease query")?;
+    Some((row.get("address"), row.get("epoch")))
+}
+
+/// Rows of the action log of `room`.
+async fn stored_actions(store: &SqlStore, room: Uuid) -> i64 {
+    sqlx::query("SELECT COUNT(*) AS n FROM game_actions WHERE game_id = $1")
+        .bind(room.to_string())
+        .fetch_one(store.pool())
+        .await
+        .expect("count")
+        .get("n")
+}
+
+/// An instance of a cluster with `lease_secs` leases, reached at `address`.
+fn instance(url: &str, address: &str, lease_secs: &str) -> TestServer {
+    TestServer::spawn_process_with(
+        url,
+        &[
+            ("CATAN_CLUSTER_ADDRESS", address),
+            ("CATAN_CLUSTER_LEASE_SECS", lease_secs),
+        ],
+    )
+}
+
+/// The highest `events` seq a client saw.
+fn last_seq(c: &Client) -> u64 {
+    c.received
+        .iter()
+        .filter_map(|(_, m)| match m {
+            ServerMessage::Events { seq, .. } => Some(*seq),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// The two seats' players of a game: each plays randomly until its socket ends.
+type Seats = [tokio::task::JoinHandle<(Client, usize)>; 2];
+
+/// A room on `server` with two people (their tokens, and the tasks playing them) and
+/// two bots, started, and a spectator that has seen `events` broadcasts of it.
+async fn game_under_way(server: &TestServer, events: usize) -> (Uuid, Client, Seats, [String; 2]) {
+    let created = server
+        .create_room(json!({ "players": 4, "vp_target": 6 }))
+        .await;
+    let room = created.room_id;
+    let a = server.take_seat(room, "ann").await;
+    let b = server.take_seat(room, "bob").await;
+    server.add_bot(room, &created.host_token).await;
+    server.add_bot(room, &created.host_token).await;
+    let ca = server.connect(room, Some(&a.token), None).await;
+    let cb = server.connect(room, Some(&b.token), None).await;
+    let mut spectator = server.connect(room, None, None).await;
+    server.start_game(room, &created.host_token).await;
+    let seats = [
+        tokio::spawn(play_randomly(ca, 1)),
+        tokio::spawn(play_randomly(cb, 2)),
+    ];
+    let mut seen = 0;
+    while seen < events {
+        match spectator.recv().await.expect("spectator") {
+            ServerMessage::Events { .. } => seen += 1,
+            ServerMessage::GameOver(_) => panic!("the game ended too soon"),
+            _ => {}
+        }
+    }
+    (room, spectator, seats, [a.token, b.token])
+}
+
+/// Waits for both seats' players to stop (their sockets ended); each seat's token
+/// with the last seq it saw.
+async fn stopped(seats: Seats, tokens: [String; 2]) -> [(String, u64); 2] {
+    let [ta, tb] = seats;
+    let [a, b] = tokens;
+    let (ca, _) = ta.await.expect("seat a");
+    let (cb, _) = tb.await.expect("seat b");
+    [(a, last_seq(&ca)), (b, last_seq(&cb))]
+}
+
+/// Waits until `server` holds `room` (its lobby answers for it); how long that took.
+async fn until_held(server: &TestServer, room: Uuid, within: Duration) -> Duration {
+    let started = Instant::now();
+    loop {
+        let r = server
+            .http
+            .get(server.url(&format!("/api/rooms/{room}")))
+            .send()
+            .await
+            .expect("http");
+        if r.status() == 200 {
+            return started.elapsed();
+        }
+        assert!(
+            started.elapsed() < within,
+            "the room was not taken over within {within:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Plays both seats on `server` from the seq each saw to the end; the first seat's
+/// client and the refusals of both. Each resumed seat hears the game's events once
+/// each, in order, after the last it saw.
+async fn finish_on(server: &TestServer, room: Uuid, seats: &[(String, u64); 2]) -> (Client, usize) {
+    let ca = server
+        .connect(room, Some(&seats[0].0), Some(seats[0].1))
+        .await;
+    let cb = server
+        .connect(room, Some(&seats[1].0), Some(seats[1].1))
+        .await;
+    let ta = tokio::spawn(play_randomly(ca, 3));
+    let tb = tokio::spawn(play_randomly(cb, 4));
+    let (ca, ra) = ta.await.expect("seat a");
+    let (cb, rb) = tb.await.expect("seat b");
+    for (c, (_, from)) in [&ca, &cb].into_iter().zip(seats) {
+        let seqs: Vec<u64> = c
+            .received
+            .iter()
+            .filter_map(|(_, m)| match m {
+                ServerMessage::Events { seq, .. } => Some(*seq),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            seqs.windows(2).all(|w| w[0] < w[1]) && seqs.iter().all(|s| s > from),
+            "seqs after {from}: {seqs:?}"
+        );
+    }
+    (ca, ra + rb)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_under_an_epoch_that_is_no_longer_the_leases_is_refused_and_stores_nothing() {
+    let url = fresh_postgres_url().await;
+    let fence = Arc::new(Fence::new("instance-a".into(), Duration::from_secs(30)));
+    let store = SqlStore::connect_with(&url, Some(fence.clone()))
+        .await
+        .expect("store");
+    let plain = SqlStore::connect(&url).await.expect("store");
+    sqlx::query(
+        "INSERT INTO instances (id, address, started_at, heartbeat_at, rooms, draining) \
+         VALUES ('instance-a', 'http://a', 0, 0, 0, 0)",
+    )
+    .execute(plain.pool())
+    .await
+    .expect("instance row");
+    let id = Uuid::new_v4();
+    let players = (0..3)
+        .map(|s| PlayerRecord {
+            seat: Seat(s),
+            name: format!("p{s}"),
+            bot: None,
+            token_hash: String::new(),
+            final_vp: None,
+            vp_cards: None,
+        })
+        .collect();
+    let game = NewGame {
+        id,
+        options: catan_protocol::RoomOptions::default(),
+        seed: 1,
+        seed_salt: "s".into(),
+        seed_commitment: "c".into(),
+        host_token_hash: "h".into(),
+        created_at: 1,
+        started_at: 2,
+        players,
+    };
+    store.create_game(&game).await.expect("created");
+    // The game takes its lease with it: epoch 1, this instance.
+    assert_eq!(lease(&plain, id).await, Some(("http://a".into(), 1)));
+    assert_eq!(fence.epoch(id), 1);
+    let action = |seq| ActionRecord {
+        seq,
+        room_seq: seq + 1,
+        seat: Some(Seat(0)),
+        action: Action::RollDice,
+        at: 3,
+    };
+    store
+        .append_action(id, &action(0))
+        .await
+        .expect("owner writes");
+    // Another instance claims the room (as its claimer does): the epoch moves on.
+    sqlx::query(
+        "UPDATE room_leases SET owner = 'instance-b', epoch = epoch + 1 WHERE room_id = $1",
+    )
+    .bind(id.to_string())
+    .execute(plain.pool())
+    .await
+    .expect("claim");
+    let refused = store.append_action(id, &action(1)).await;
+    assert!(matches!(refused, Err(StoreError::Fenced(_))), "{refused:?}");
+    let finish = catan_server::store::Finish {
+        winner: Some(Seat(0)),
+        finished_at: 4,
+        scores: Vec::new(),
+    };
+    let refused = store.finish_game(id, &finish).await;
+    assert!(matches!(refused, Err(StoreError::Fenced(_))), "{refused:?}");
+    assert_eq!(
+        stored_actions(&plain, id).await,
+        1,
+        "nothing written after the claim"
+    );
+    let record = plain.game(id).await.expect("game");
+    assert_eq!(record.status, catan_server::store::GameStatus::Playing);
+    // The room comes back to this instance under epoch 2: a write under the epoch it
+    // held before (a stale copy of the room) is refused all the same.
+    sqlx::query("UPDATE room_leases SET owner = 'instance-a' WHERE room_id = $1")
+        .bind(id.to_string())
+        .execute(plain.pool())
+        .await
+        .expect("back");
+    let refused = store.append_action(id, &action(1)).await;
+    assert!(matches!(refused, Err(StoreError::Fenced(_))), "{refused:?}");
+    // Under the epoch it holds now it writes on; finishing the game ends the lease.
+    fence.hold(id, 2);
+    store
+        .append_action(id, &action(1))
+        .await
+        .expect("new epoch writes");
+    store.finish_game(id, &finish).await.expect("finished");
+    assert_eq!(
+        lease(&plain, id).await,
+        None,
+        "a finished game holds no lease"
+    );
+    assert_eq!(fence.epoch(id), catan_server::store::NO_EPOCH);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_room_whose_owner_is_killed_is_taken_over_by_another_instance_and_its_game_finishes() {
+    let url = fresh_postgres_url().await;
+    let plain = SqlStore::connect(&url).await.expect("store");
+    let mut a = instance(&url, "http://a.invalid", "2");
+    let b = instance(&url, "http://b.invalid", "2");
+    let (room, mut spectator, seats, tokens) = game_under_way(&a, 40).await;
+    assert_eq!(
+        lease(&plain, room).await,
+        Some(("http://a.invalid".into(), 1))
+    );
+    a.kill();
+    let before = stored_actions(&plain, room).await;
+    while spectator.recv().await.is_some() {}
+    let seats = stopped(seats, tokens).await;
+    let took = until_held(&b, room, Duration::from_secs(20)).await;
+    let (address, epoch) = lease(&plain, room).await.expect("a lease");
+    assert_eq!((address.as_str(), epoch), ("http://b.invalid", 2));
+    eprintln!("taken over {took:?} after the kill (lease 2 s)");
+    let (ca, refused) = finish_on(&b, room, &seats).await;
+    assert_eq!(refused, 0, "no action refused after the takeover");
+    assert!(matches!(
+        ca.received.last().map(|(_, m)| m),
+        Some(ServerMessage::GameOver(_))
+    ));
+    wait_until_stored(&b, room).await;
+    // A gapless log that holds every action stored before the kill.
+    let log = plain.actions(room).await.expect("log");
+    assert!(log.iter().enumerate().all(|(i, r)| r.seq == i as u64));
+    assert!(i64::try_from(log.len()).unwrap() > before);
+    assert_eq!(lease(&plain, room).await, None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_room_whose_lease_another_instance_took_is_closed_with_4014_and_writes_nothing_more() {
+    let url = fresh_postgres_url().await;
+    let plain = SqlStore::connect(&url).await.expect("store");
+    // A long lease: the renewal (every 10 s) does not notice before the next write.
+    let a = instance(&url, "http://a.invalid", "30");
+    let (room, mut spectator, _seats, _tokens) = game_under_way(&a, 20).await;
+    sqlx::query("UPDATE room_leases SET owner = 'elsewhere', epoch = epoch + 1 WHERE room_id = $1")
+        .bind(room.to_string())
+        .execute(plain.pool())
+        .await
+        .expect("claim");
+    let stored = stored_actions(&plain, room).await;
+    // The seats and bots keep acting: the next write is fenced and the room stops.
+    let mut closing = None;
+    while let Some(m) = spectator.recv().await {
+        if let ServerMessage::Closing { code, .. } = m {
+            closing = Some(code);
+        }
+    }
+    assert_eq!(closing.as_deref(), Some(ClosingReason::RoomMoved.code()));
+    assert_eq!(spectator.closed_with, Some(4014));
+    // Nothing was written after the claim (at most the one write in flight at it).
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let after = stored_actions(&plain, room).await;
+    assert!(after <= stored + 1, "stored {stored} then {after}");
+    let r = a
+        .http
+        .get(a.url(&format!("/api/rooms/{room}")))
+        .send()
+        .await
+        .expect("http");
+    assert_eq!(r.status(), 404, "the room left this instance");
+    let log = a.output.lock().expect("output").join("\n");
+    assert!(log.contains("the room is another instance's now"), "{log}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_instance_stopped_with_sigterm_hands_its_room_over_without_waiting_for_the_lease() {
+    let url = fresh_postgres_url().await;
+    let plain = SqlStore::connect(&url).await.expect("store");
+    // A lease of 30 s: a takeover within a few seconds shows it was let go.
+    let mut a = instance(&url, "http://a.invalid", "30");
+    let b = instance(&url, "http://b.invalid", "30");
+    let (room, mut spectator, seats, tokens) = game_under_way(&a, 30).await;
+    let (status, _) = a.terminate(Duration::from_secs(20));
+    assert!(status.success(), "{status:?}");
+    while spectator.recv().await.is_some() {}
+    assert_eq!(spectator.closed_with, Some(1001));
+    let seats = stopped(seats, tokens).await;
+    let took = until_held(&b, room, Duration::from_secs(15)).await;
+    eprintln!("taken over {took:?} after SIGTERM (lease 30 s, claims every 10 s)");
+    assert_eq!(lease(&plain, room).await.map(|l| l.1), Some(2));
+    let (_, refused) = finish_on(&b, room, &seats).await;
+    assert_eq!(refused, 0);
+    wait_until_stored(&b, room).await;
+    let log = plain.actions(room).await.expect("log");
+    assert!(log.iter().enumerate().all(|(i, r)| r.seq == i as u64));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cluster_instance_on_sqlite_refuses_to_start_and_says_why() {
+    let (url, _dir) = fresh_sqlite_url();
+    let mut config = catan_server::Config::for_tests();
+    config.database_url = url.into();
+    config.cluster_address = Some("http://a.invalid".into());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let refused = catan_server::run_with(listener, None, config, std::future::pending())
+        .await
+        .expect_err("refused");
+    assert!(refused.to_string().contains("need PostgreSQL"), "{refused}");
+}
