@@ -22,3 +22,11 @@ CREATE TABLE room_leases (
 
 CREATE INDEX room_leases_by_expiry ON room_leases (expires_at);
 CREATE INDEX room_leases_by_owner ON room_leases (owner);
+
+-- Settings the instances share. `secret`: a random value the first instance writes;
+-- a request one instance forwards to another carries it, so that the owner trusts
+-- the client address it names (the per-address limits) and the origin check made.
+CREATE TABLE cluster_settings (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);

@@ -39,15 +39,21 @@ async fn stored_actions(store: &SqlStore, room: Uuid) -> i64 {
         .get("n")
 }
 
-/// An instance of a cluster with `lease_secs` leases, reached at `address`.
-fn instance(url: &str, address: &str, lease_secs: &str) -> TestServer {
-    TestServer::spawn_process_with(
+/// An instance of a cluster with `lease_secs` leases, registered as reached at
+/// `address`, once it answers (it registers before it serves).
+async fn instance(url: &str, address: &str, lease_secs: &str) -> TestServer {
+    let mut server = TestServer::spawn_process_with(
         url,
         &[
             ("CATAN_CLUSTER_ADDRESS", address),
             ("CATAN_CLUSTER_LEASE_SECS", lease_secs),
         ],
-    )
+    );
+    server
+        .wait_ready(Duration::from_secs(20))
+        .await
+        .expect("the instance serves");
+    server
 }
 
 /// The highest `events` seq a client saw.
@@ -126,14 +132,20 @@ async fn until_held(server: &TestServer, room: Uuid, within: Duration) -> Durati
     }
 }
 
-/// Plays both seats on `server` from the seq each saw to the end; the first seat's
-/// client and the refusals of both. Each resumed seat hears the game's events once
-/// each, in order, after the last it saw.
-async fn finish_on(server: &TestServer, room: Uuid, seats: &[(String, u64); 2]) -> (Client, usize) {
-    let ca = server
+/// Plays the two seats from the seq each saw to the end, the first through
+/// `first`, the second through `second`; the first seat's client and the refusals
+/// of both. Each resumed seat hears the game's events once each, in order, after
+/// the last it saw.
+async fn finish_on(
+    first: &TestServer,
+    second: &TestServer,
+    room: Uuid,
+    seats: &[(String, u64); 2],
+) -> (Client, usize) {
+    let ca = first
         .connect(room, Some(&seats[0].0), Some(seats[0].1))
         .await;
-    let cb = server
+    let cb = second
         .connect(room, Some(&seats[1].0), Some(seats[1].1))
         .await;
     let ta = tokio::spawn(play_randomly(ca, 3));
@@ -261,28 +273,47 @@ async fn a_write_under_an_epoch_that_is_no_longer_the_leases_is_refused_and_stor
 async fn a_room_whose_owner_is_killed_is_taken_over_by_another_instance_and_its_game_finishes() {
     let url = fresh_postgres_url().await;
     let plain = SqlStore::connect(&url).await.expect("store");
-    let mut a = instance(&url, "http://a.invalid", "2");
-    let b = instance(&url, "http://b.invalid", "2");
+    let mut a = instance(&url, "http://a.invalid", "2").await;
+    let b = instance(&url, "http://b.invalid", "2").await;
+    let c = instance(&url, "http://c.invalid", "2").await;
+    for (name, s) in [("a", &a), ("b", &b), ("c", &c)] {
+        listening_at(&plain, &format!("http://{name}.invalid"), s).await;
+    }
     let (room, mut spectator, seats, tokens) = game_under_way(&a, 40).await;
     assert_eq!(
         lease(&plain, room).await,
-        Some(("http://a.invalid".into(), 1))
+        Some((format!("http://{}", a.addr), 1))
     );
     a.kill();
+    let killed = Instant::now();
     let before = stored_actions(&plain, room).await;
     while spectator.recv().await.is_some() {}
     let seats = stopped(seats, tokens).await;
-    let took = until_held(&b, room, Duration::from_secs(20)).await;
-    let (address, epoch) = lease(&plain, room).await.expect("a lease");
-    assert_eq!((address.as_str(), epoch), ("http://b.invalid", 2));
+    // One of the two others claims it (epoch 2) and rebuilds the room.
+    let owner = loop {
+        if let Some((address, 2)) = lease(&plain, room).await {
+            break address;
+        }
+        assert!(killed.elapsed() < Duration::from_secs(20), "not claimed");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let (owner, other) = if owner == format!("http://{}", b.addr) {
+        (&b, &c)
+    } else {
+        assert_eq!(owner, format!("http://{}", c.addr));
+        (&c, &b)
+    };
+    let took = killed.elapsed() + until_held(owner, room, Duration::from_secs(20)).await;
     eprintln!("taken over {took:?} after the kill (lease 2 s)");
-    let (ca, refused) = finish_on(&b, room, &seats).await;
+    // One seat resumes through the instance that does not own the room (forwarded),
+    // the other through the owner.
+    let (ca, refused) = finish_on(other, owner, room, &seats).await;
     assert_eq!(refused, 0, "no action refused after the takeover");
     assert!(matches!(
         ca.received.last().map(|(_, m)| m),
         Some(ServerMessage::GameOver(_))
     ));
-    wait_until_stored(&b, room).await;
+    wait_until_stored(owner, room).await;
     // A gapless log that holds every action stored before the kill.
     let log = plain.actions(room).await.expect("log");
     assert!(log.iter().enumerate().all(|(i, r)| r.seq == i as u64));
@@ -295,7 +326,7 @@ async fn a_room_whose_lease_another_instance_took_is_closed_with_4014_and_writes
     let url = fresh_postgres_url().await;
     let plain = SqlStore::connect(&url).await.expect("store");
     // A long lease: the renewal (every 10 s) does not notice before the next write.
-    let a = instance(&url, "http://a.invalid", "30");
+    let a = instance(&url, "http://a.invalid", "30").await;
     let (room, mut spectator, _seats, _tokens) = game_under_way(&a, 20).await;
     sqlx::query("UPDATE room_leases SET owner = 'elsewhere', epoch = epoch + 1 WHERE room_id = $1")
         .bind(room.to_string())
@@ -332,8 +363,8 @@ async fn an_instance_stopped_with_sigterm_hands_its_room_over_without_waiting_fo
     let url = fresh_postgres_url().await;
     let plain = SqlStore::connect(&url).await.expect("store");
     // A lease of 30 s: a takeover within a few seconds shows it was let go.
-    let mut a = instance(&url, "http://a.invalid", "30");
-    let b = instance(&url, "http://b.invalid", "30");
+    let mut a = instance(&url, "http://a.invalid", "30").await;
+    let b = instance(&url, "http://b.invalid", "30").await;
     let (room, mut spectator, seats, tokens) = game_under_way(&a, 30).await;
     let (status, _) = a.terminate(Duration::from_secs(20));
     assert!(status.success(), "{status:?}");
@@ -343,7 +374,7 @@ async fn an_instance_stopped_with_sigterm_hands_its_room_over_without_waiting_fo
     let took = until_held(&b, room, Duration::from_secs(15)).await;
     eprintln!("taken over {took:?} after SIGTERM (lease 30 s, claims every 10 s)");
     assert_eq!(lease(&plain, room).await.map(|l| l.1), Some(2));
-    let (_, refused) = finish_on(&b, room, &seats).await;
+    let (_, refused) = finish_on(&b, &b, room, &seats).await;
     assert_eq!(refused, 0);
     wait_until_stored(&b, room).await;
     let log = plain.actions(room).await.expect("log");
@@ -363,4 +394,85 @@ async fn a_cluster_instance_on_sqlite_refuses_to_start_and_says_why() {
         .await
         .expect_err("refused");
     assert!(refused.to_string().contains("need PostgreSQL"), "{refused}");
+}
+
+/// Points the registered address of the instance registered as `placeholder` at
+/// where `server` really listens (a child server's port is chosen when it binds,
+/// after its configuration was fixed).
+async fn listening_at(store: &SqlStore, placeholder: &str, server: &TestServer) {
+    let done = sqlx::query("UPDATE instances SET address = $2 WHERE address = $1")
+        .bind(placeholder)
+        .bind(format!("http://{}", server.addr))
+        .execute(store.pool())
+        .await
+        .expect("address");
+    assert_eq!(done.rows_affected(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_connected_through_an_instance_that_does_not_own_the_room_plays_to_the_end() {
+    let url = fresh_postgres_url().await;
+    let plain = SqlStore::connect(&url).await.expect("store");
+    let a = instance(&url, "http://a.invalid", "9").await;
+    let b = instance(&url, "http://b.invalid", "9").await;
+    listening_at(&plain, "http://a.invalid", &a).await;
+    listening_at(&plain, "http://b.invalid", &b).await;
+    let created = a.create_room(json!({ "players": 3, "vp_target": 5 })).await;
+    let room = created.room_id;
+    let ann = a.take_seat(room, "ann").await;
+    let bob = a.take_seat(room, "bob").await;
+    a.add_bot(room, &created.host_token).await;
+    a.start_game(room, &created.host_token).await;
+    // B holds nothing: what it answers for the room comes from A.
+    let via_b = b
+        .http
+        .get(b.url(&format!("/api/rooms/{room}")))
+        .send()
+        .await
+        .expect("http");
+    assert_eq!(via_b.status(), 200);
+    let info: catan_protocol::RoomInfo = via_b.json().await.expect("room");
+    assert_eq!(info.id, room);
+    // A request with a body, and A's refusal of it, pass through unchanged.
+    let refused = b
+        .http
+        .post(b.url(&format!("/api/rooms/{room}/seats")))
+        .json(&json!({ "name": "carl" }))
+        .send()
+        .await
+        .expect("http");
+    assert_eq!(refused.status(), 409);
+    let body: serde_json::Value = refused.json().await.expect("json");
+    assert_eq!(body["error"]["code"], "already_started");
+    // So does a refused upgrade.
+    let bad =
+        tokio_tungstenite::connect_async(format!("ws://{}/api/rooms/{room}/ws?token=nope", b.addr))
+            .await;
+    match bad {
+        Err(tokio_tungstenite::tungstenite::Error::Http(r)) => assert_eq!(r.status(), 401),
+        other => panic!("not refused: {:?}", other.map(|_| ())),
+    }
+    // Ann plays through B, Bob through A, to the end of the game.
+    let ca = b.connect(room, Some(&ann.token), None).await;
+    let cb = a.connect(room, Some(&bob.token), None).await;
+    let ta = tokio::spawn(play_randomly(ca, 5));
+    let tb = tokio::spawn(play_randomly(cb, 6));
+    let (ca, ra) = ta.await.expect("ann");
+    let (cb, rb) = tb.await.expect("bob");
+    assert_eq!(ra + rb, 0, "no action refused");
+    let over = |c: &Client| match c.received.last().map(|(_, m)| m) {
+        Some(ServerMessage::GameOver(o)) => o.clone(),
+        other => panic!("not over: {other:?}"),
+    };
+    assert_eq!(over(&ca), over(&cb), "both hear the same end");
+    // Once both were connected, Ann (through B) got the same numbered messages as
+    // Bob (from A), in the same order: the relay adds, drops and reorders nothing.
+    let seqs =
+        |c: &Client| -> Vec<u64> { c.received.iter().filter_map(|(_, m)| m.seq()).collect() };
+    let (sa, sb) = (seqs(&ca), seqs(&cb));
+    let from = sa[0].max(sb[0]);
+    let after = |s: &[u64]| -> Vec<u64> { s.iter().copied().filter(|&q| q > from).collect() };
+    assert!(after(&sa).len() > 50, "{} messages", after(&sa).len());
+    assert_eq!(after(&sa), after(&sb));
+    wait_until_stored(&a, room).await;
 }

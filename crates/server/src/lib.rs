@@ -182,6 +182,12 @@ pub fn app(state: AppState) -> Router {
         .route("/api/rooms/{id}/start", post(lobby::start))
         .route("/api/rooms/{id}/rematch", post(lobby::rematch))
         .route("/api/rooms/{id}/ws", get(lobby::websocket))
+        // In a cluster, a room another instance owns is served by it (after the
+        // origin check here).
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            cluster::to_owner,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             check_origin,
@@ -200,7 +206,9 @@ async fn check_origin(
 ) -> axum::response::Response {
     use axum::response::IntoResponse;
     let local = request.extensions().get::<listen::LocalAddr>().map(|l| l.0);
-    if state.origins.allows(request.headers(), local) {
+    // A request another instance forwarded was checked there, against its address.
+    let forwarded = cluster::forwarded_client(&state, request.headers()).is_some();
+    if forwarded || state.origins.allows(request.headers(), local) {
         next.run(request).await
     } else {
         error::ApiError(error::LobbyError::OriginNotAllowed).into_response()

@@ -25,7 +25,7 @@ use catan_protocol::{
 
 /// Largest WebSocket frame the transport accepts at all; bigger ones end the
 /// connection. Messages between `max_message_bytes` and this get `message_too_large`.
-const TRANSPORT_MAX_MESSAGE: usize = 64 * 1024;
+pub(crate) const TRANSPORT_MAX_MESSAGE: usize = 64 * 1024;
 
 /// Refuses a lobby call that reaches the server once it has begun to shut down (a
 /// request whose head arrived before, and is let finish): `shutting_down`.
@@ -71,6 +71,10 @@ impl FromRequestParts<AppState> for ClientIp {
         parts: &mut Parts,
         state: &AppState,
     ) -> Result<ClientIp, Self::Rejection> {
+        // Forwarded by another instance of the cluster: the client it names.
+        if let Some(client) = crate::cluster::forwarded_client(state, &parts.headers) {
+            return Ok(ClientIp(client));
+        }
         let peer = parts.extensions.get::<PeerAddr>().copied();
         let header = state.config.client_address_header.as_deref();
         Ok(ClientIp(client_ip(header, &parts.headers, peer)))

@@ -6,8 +6,10 @@
 //! action log, as a restart does. On a graceful shutdown an instance lets its leases
 //! go at once, so that the others take its rooms over within one claim round.
 
+mod forward;
+
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use sqlx::{AnyPool, Row};
@@ -18,12 +20,17 @@ use crate::AppState;
 use crate::room::RoomHandle;
 use crate::store::{Fence, GameStatus, StoreError};
 
+pub use forward::{forwarded_client, to_owner};
+
 /// One instance of a cluster: its id, address and leases.
 #[derive(Debug)]
 pub struct Cluster {
     fence: Arc<Fence>,
     address: String,
     pool: AnyPool,
+    /// The secret the instances share (`cluster_settings`), read at registration:
+    /// forwarded requests carry it.
+    secret: OnceLock<String>,
 }
 
 /// Unix time in milliseconds, as the lease rows hold it.
@@ -51,7 +58,27 @@ impl Cluster {
             fence,
             address,
             pool,
+            secret: OnceLock::new(),
         }
+    }
+
+    /// The secret the instances share, once registered.
+    fn secret(&self) -> Option<&str> {
+        self.secret.get().map(String::as_str)
+    }
+
+    /// The address of the live instance other than this one that owns `room`, if any.
+    async fn owner_address(&self, room: Uuid) -> Result<Option<String>, StoreError> {
+        let row = sqlx::query(
+            "SELECT i.address FROM room_leases l JOIN instances i ON i.id = l.owner \
+             WHERE l.room_id = $1 AND l.owner <> $2 AND l.expires_at >= $3",
+        )
+        .bind(room.to_string())
+        .bind(self.fence.owner())
+        .bind(now_ms())
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(|r| r.try_get("address")).transpose()?)
     }
 
     /// The leases this instance holds.
@@ -74,6 +101,20 @@ impl Cluster {
     /// If the database refuses.
     pub async fn register(&self) -> Result<(), StoreError> {
         let now = now_ms();
+        // The first instance of the cluster chooses the secret; the others read it.
+        sqlx::query(
+            "INSERT INTO cluster_settings (name, value) VALUES ('secret', $1) \
+             ON CONFLICT (name) DO NOTHING",
+        )
+        .bind(crate::token::new_token())
+        .execute(&self.pool)
+        .await?;
+        let secret: String =
+            sqlx::query("SELECT value FROM cluster_settings WHERE name = 'secret'")
+                .fetch_one(&self.pool)
+                .await?
+                .try_get("value")?;
+        let _ = self.secret.set(secret);
         sqlx::query(
             "INSERT INTO instances (id, address, started_at, heartbeat_at, rooms, draining) \
              VALUES ($1, $2, $3, $3, 0, 0)",
