@@ -476,3 +476,56 @@ async fn a_seat_connected_through_an_instance_that_does_not_own_the_room_plays_t
     assert_eq!(after(&sa), after(&sb));
     wait_until_stored(&a, room).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_room_created_on_one_instance_is_listed_set_up_and_played_through_another() {
+    let url = fresh_postgres_url().await;
+    let plain = SqlStore::connect(&url).await.expect("store");
+    let a = instance(&url, "http://a.invalid", "9").await;
+    let b = instance(&url, "http://b.invalid", "9").await;
+    listening_at(&plain, "http://a.invalid", &a).await;
+    listening_at(&plain, "http://b.invalid", &b).await;
+    let mine = a.create_room(json!({ "players": 3 })).await;
+    // Listed newest first: a later millisecond for the second room.
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    let created = b.create_room(json!({ "players": 3, "vp_target": 5 })).await;
+    let room = created.room_id;
+    // Before its start the room is B's (a lease of epoch 1), and A lists it with its own.
+    assert_eq!(
+        lease(&plain, room).await,
+        Some((format!("http://{}", b.addr), 1))
+    );
+    let list: catan_protocol::RoomList = a
+        .http
+        .get(a.url("/api/rooms"))
+        .send()
+        .await
+        .expect("http")
+        .json()
+        .await
+        .expect("list");
+    let ids: Vec<Uuid> = list.rooms.iter().map(|r| r.id).collect();
+    assert_eq!(
+        ids,
+        [room, mine.room_id],
+        "newest first, from both instances"
+    );
+    // Seats, a bot and the start, all through A.
+    let ann = a.take_seat(room, "ann").await;
+    let bob = a.take_seat(room, "bob").await;
+    a.add_bot(room, &created.host_token).await;
+    a.start_game(room, &created.host_token).await;
+    assert_eq!(
+        lease(&plain, room).await.map(|l| l.1),
+        Some(1),
+        "kept at the start"
+    );
+    let seats = [(ann.token, 0), (bob.token, 0)];
+    let (ca, refused) = finish_on(&a, &b, room, &seats).await;
+    assert_eq!(refused, 0);
+    assert!(matches!(
+        ca.received.last().map(|(_, m)| m),
+        Some(ServerMessage::GameOver(_))
+    ));
+    wait_until_stored(&a, room).await;
+}

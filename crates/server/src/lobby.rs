@@ -115,6 +115,15 @@ async fn create_room_in(
     let room = state
         .rooms
         .create(state.room_context(), options, host_token.clone())?;
+    // In a cluster the room is leased at once, so that every instance can pass its
+    // lobby calls and sockets here.
+    if let Some(cluster) = &state.cluster
+        && let Err(e) = cluster.lease_room(room.id).await
+    {
+        tracing::warn!(room = %room.id, error = %e, "could not lease a new room");
+        let _ = room.close("the room could not be registered".into()).await;
+        return Err(LobbyError::StoreUnavailable);
+    }
     let info = room.info().await?;
     let body = CreateRoomResponse {
         room_id: room.id,
@@ -127,6 +136,7 @@ async fn create_room_in(
 /// `GET /api/rooms`
 pub async fn list_rooms(
     State(state): State<AppState>,
+    headers: HeaderMap,
     ApiQuery(q): ApiQuery<RoomListQuery>,
 ) -> Json<RoomList> {
     let limit = q.limit.unwrap_or(50).min(200);
@@ -135,6 +145,13 @@ pub async fn list_rooms(
         if let Ok(info) = h.info().await {
             rooms.push(info);
         }
+    }
+    // In a cluster, the other instances' rooms too (unless another instance asks
+    // for this one's own), newest first.
+    if state.cluster.is_some() && crate::cluster::forwarded_client(&state, &headers).is_none() {
+        rooms.extend(crate::cluster::other_rooms(&state, limit).await);
+        rooms.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.id.cmp(&b.id)));
+        rooms.truncate(limit);
     }
     Json(RoomList { rooms })
 }

@@ -55,6 +55,64 @@ pub fn forwarded_client(state: &AppState, headers: &HeaderMap) -> Option<IpAddr>
     headers.get(CLIENT_HEADER)?.to_str().ok()?.parse().ok()
 }
 
+/// How long the listing waits for each other instance's rooms.
+const LIST_WAIT: Duration = Duration::from_millis(500);
+
+/// The listed rooms of the other live instances, at most `limit` of each (each
+/// answers for its own: the request is a forwarded one). An instance that does
+/// not answer within [`LIST_WAIT`] is left out of this listing.
+pub async fn other_rooms(state: &AppState, limit: usize) -> Vec<catan_protocol::RoomInfo> {
+    let Some(cluster) = &state.cluster else {
+        return Vec::new();
+    };
+    let Some(secret) = cluster.secret() else {
+        return Vec::new();
+    };
+    let others = match cluster.others().await {
+        Ok(o) => o,
+        Err(e) => {
+            warn!(error = %e, "could not list the other instances");
+            return Vec::new();
+        }
+    };
+    let asks = others.into_iter().map(|owner| {
+        let hop = Hop {
+            owner,
+            secret: secret.to_owned(),
+            client: IpAddr::from([0, 0, 0, 0]),
+        };
+        async move {
+            let ask = async {
+                let request = axum::http::Request::builder()
+                    .uri(format!("/api/rooms?limit={limit}"))
+                    .body(Body::empty())?;
+                let answer = hop.http(request).await?;
+                let body = axum::body::to_bytes(answer.into_body(), 4 << 20)
+                    .await
+                    .map_err(|e| HopError::Answer(e.to_string()))?;
+                serde_json::from_slice::<catan_protocol::RoomList>(&body)
+                    .map_err(|e| HopError::Answer(e.to_string()))
+            };
+            match tokio::time::timeout(LIST_WAIT, ask).await {
+                Ok(Ok(list)) => list.rooms,
+                Ok(Err(e)) => {
+                    warn!(instance = %hop.owner, error = %e, "could not list its rooms");
+                    Vec::new()
+                }
+                Err(_) => {
+                    warn!(instance = %hop.owner, "did not list its rooms in time");
+                    Vec::new()
+                }
+            }
+        }
+    });
+    futures_util::future::join_all(asks)
+        .await
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
 /// The room a path names (`/api/rooms/{id}` and everything under it).
 fn room_of(uri: &Uri) -> Option<Uuid> {
     let rest = uri.path().strip_prefix("/api/rooms/")?;
@@ -123,6 +181,8 @@ struct Hop {
 enum HopError {
     #[error("bad owner address {0}")]
     Address(String),
+    #[error("bad answer: {0}")]
+    Answer(String),
     #[error("connect: {0}")]
     Io(#[from] std::io::Error),
     #[error("http: {0}")]

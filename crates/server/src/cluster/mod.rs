@@ -20,7 +20,7 @@ use crate::AppState;
 use crate::room::RoomHandle;
 use crate::store::{Fence, GameStatus, StoreError};
 
-pub use forward::{forwarded_client, to_owner};
+pub use forward::{forwarded_client, other_rooms, to_owner};
 
 /// One instance of a cluster: its id, address and leases.
 #[derive(Debug)]
@@ -65,6 +65,20 @@ impl Cluster {
     /// The secret the instances share, once registered.
     fn secret(&self) -> Option<&str> {
         self.secret.get().map(String::as_str)
+    }
+
+    /// The addresses of the live instances other than this one.
+    async fn others(&self) -> Result<Vec<String>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT address FROM instances WHERE id <> $1 AND heartbeat_at >= $2 ORDER BY id",
+        )
+        .bind(self.fence.owner())
+        .bind(now_ms() - to_ms(self.fence.lease()))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| r.try_get("address").map_err(StoreError::from))
+            .collect()
     }
 
     /// The address of the live instance other than this one that owns `room`, if any.
@@ -141,27 +155,49 @@ impl Cluster {
         Ok(())
     }
 
+    /// A lease (epoch 1) for a room just created here, before its game starts: any
+    /// instance then finds its owner and forwards its lobby calls here.
+    ///
+    /// # Errors
+    /// If the database refuses.
+    pub async fn lease_room(&self, room: Uuid) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO room_leases (room_id, owner, epoch, expires_at) VALUES ($1, $2, 1, $3)",
+        )
+        .bind(room.to_string())
+        .bind(self.fence.owner())
+        .bind(self.fence.expiry(crate::room::now_ms()))
+        .execute(&self.pool)
+        .await?;
+        self.fence.hold(room, 1);
+        Ok(())
+    }
+
     /// Keeps this instance's row fresh (with its room count), forgets instances
-    /// silent for a lease, and renews every lease this instance owns. Returns the
-    /// leases renewed, by room.
-    async fn renew(&self, rooms: usize) -> Result<HashMap<Uuid, i64>, StoreError> {
+    /// silent for a lease, and renews the leases of `rooms` (held here and still
+    /// open). Returns the leases renewed, by room.
+    async fn renew(&self, rooms: &[Uuid]) -> Result<HashMap<Uuid, i64>, StoreError> {
         let now = now_ms();
         let expires = self.fence.expiry(crate::room::now_ms());
         sqlx::query("UPDATE instances SET heartbeat_at = $2, rooms = $3 WHERE id = $1")
             .bind(self.fence.owner())
             .bind(now)
-            .bind(i64::try_from(rooms).unwrap_or(i64::MAX))
+            .bind(i64::try_from(rooms.len()).unwrap_or(i64::MAX))
             .execute(&self.pool)
             .await?;
         sqlx::query("DELETE FROM instances WHERE heartbeat_at < $1")
             .bind(now - to_ms(self.fence.lease()))
             .execute(&self.pool)
             .await?;
+        let ids: Vec<String> = rooms.iter().map(Uuid::to_string).collect();
         let rows = sqlx::query(
-            "UPDATE room_leases SET expires_at = $2 WHERE owner = $1 RETURNING room_id, epoch",
+            "UPDATE room_leases SET expires_at = $2 WHERE owner = $1 \
+             AND room_id IN (SELECT value FROM json_array_elements_text($3::json)) \
+             RETURNING room_id, epoch",
         )
         .bind(self.fence.owner())
         .bind(expires)
+        .bind(serde_json::to_string(&ids).map_err(|e| StoreError::Corrupt(e.to_string()))?)
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(room_id).collect()
@@ -172,6 +208,16 @@ impl Cluster {
     /// epoch, so that the previous owner's writes are refused from now on.
     async fn claim(&self) -> Result<Vec<(Uuid, i64)>, StoreError> {
         let now = now_ms();
+        // Leases of rooms that have no game being played (rooms closed before their
+        // start, or lost with their instance: they lived only there) go a lease
+        // after they expired.
+        sqlx::query(
+            "DELETE FROM room_leases WHERE expires_at < $1 \
+             AND room_id NOT IN (SELECT id FROM games WHERE status = 'playing')",
+        )
+        .bind(now - to_ms(self.fence.lease()))
+        .execute(&self.pool)
+        .await?;
         let expired: i64 = sqlx::query(
             "SELECT COUNT(*) AS n FROM room_leases l JOIN games g ON g.id = l.room_id \
              WHERE l.expires_at < $1 AND g.status = 'playing'",
@@ -255,8 +301,17 @@ pub async fn run(cluster: Arc<Cluster>, state: AppState) {
             _ = tick.tick() => {}
             _ = shutdown.wait_for(|s| *s) => return,
         }
-        let held = cluster.fence.held();
-        match cluster.renew(state.rooms.len()).await {
+        // A room closed here (before its start, say) is let go: its lease expires.
+        let mut held = cluster.fence.held();
+        held.retain(|room, _| {
+            let open = state.rooms.get(*room).is_ok();
+            if !open {
+                cluster.fence.release(*room);
+            }
+            open
+        });
+        let rooms: Vec<Uuid> = held.keys().copied().collect();
+        match cluster.renew(&rooms).await {
             Ok(renewed) => {
                 renewed_at = tokio::time::Instant::now();
                 for (room, epoch) in &held {

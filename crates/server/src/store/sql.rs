@@ -322,19 +322,33 @@ impl Store for SqlStore {
             .execute(&mut *tx)
             .await?;
         }
-        if let Some(fence) = &self.fence {
-            sqlx::query(
-                "INSERT INTO room_leases (room_id, owner, epoch, expires_at) VALUES ($1, $2, 1, $3)",
-            )
-            .bind(&id)
-            .bind(fence.owner())
-            .bind(fence.expiry(game.started_at))
-            .execute(&mut *tx)
-            .await?;
-        }
+        // The room's lease: taken when the room was created here (kept, renewed), or
+        // now (epoch 1). Another instance's lease means the room is not ours.
+        let epoch = match &self.fence {
+            None => None,
+            Some(fence) => {
+                let row = sqlx::query(
+                    "INSERT INTO room_leases (room_id, owner, epoch, expires_at) \
+                     VALUES ($1, $2, 1, $3) ON CONFLICT (room_id) DO UPDATE \
+                     SET expires_at = excluded.expires_at \
+                     WHERE room_leases.owner = excluded.owner RETURNING epoch",
+                )
+                .bind(&id)
+                .bind(fence.owner())
+                .bind(fence.expiry(game.started_at))
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some(row) = row else {
+                    return Err(StoreError::Fenced(format!(
+                        "room {id} is owned by another instance"
+                    )));
+                };
+                Some(row.try_get::<i64, _>("epoch")?)
+            }
+        };
         tx.commit().await?;
-        if let Some(fence) = &self.fence {
-            fence.hold(game.id, 1);
+        if let (Some(fence), Some(epoch)) = (&self.fence, epoch) {
+            fence.hold(game.id, epoch);
         }
         Ok(())
     }
