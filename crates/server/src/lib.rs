@@ -429,7 +429,9 @@ async fn restore_rooms(state: &AppState) -> Result<(), store::StoreError> {
         let id = record.game.id;
         let actions = state.store.actions(id).await?;
         let n = actions.len();
-        match room::RoomHandle::restore(state.room_context(), record, &actions) {
+        // Nobody could act while the server was down: every timer starts afresh.
+        let deadlines = room::Deadlines::Restart;
+        match room::RoomHandle::restore(state.room_context(), record, &actions, deadlines) {
             Ok(handle) => {
                 state.rooms.insert(handle);
                 tracing::info!(room = %id, actions = n, "restored game");

@@ -17,7 +17,7 @@ use tracing::{info, warn};
 use uuid::Uuid;
 
 use crate::AppState;
-use crate::room::RoomHandle;
+use crate::room::{Deadlines, RoomHandle};
 use crate::store::{Fence, GameStatus, StoreError};
 
 pub use forward::{forwarded_client, other_rooms, to_owner};
@@ -374,7 +374,9 @@ async fn take_over(cluster: &Cluster, state: &AppState, room: Uuid, epoch: i64) 
         }
         Ok((record, actions)) => {
             let n = actions.len();
-            match RoomHandle::restore(state.room_context(), record, &actions) {
+            // The players' clocks ran on while the room changed hands.
+            let deadlines = Deadlines::Continue;
+            match RoomHandle::restore(state.room_context(), record, &actions, deadlines) {
                 Ok(handle) => {
                     state.rooms.insert(handle);
                     info!(%room, epoch, actions = n, "took the room over");

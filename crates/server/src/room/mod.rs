@@ -97,6 +97,17 @@ pub struct RoomContext {
     pub rooms: Weak<Rooms>,
 }
 
+/// How a restored room's timers start again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deadlines {
+    /// Each with its full duration from now: after a restart of the server, since
+    /// nobody could act while it was down.
+    Restart,
+    /// Where each was, from the stored times of the actions that set it: another
+    /// instance of a cluster takes the room over, and the players' clocks ran on.
+    Continue,
+}
+
 /// A request to a room.
 #[derive(Debug)]
 pub(crate) enum Command {
@@ -185,7 +196,8 @@ impl RoomHandle {
         handle
     }
 
-    /// Brings back a stored, unfinished game as a running room, its bots reseated.
+    /// Brings back a stored, unfinished game as a running room, its bots reseated,
+    /// its timers started again as `deadlines` says.
     ///
     /// # Errors
     /// If the stored log does not replay.
@@ -193,6 +205,7 @@ impl RoomHandle {
         ctx: RoomContext,
         record: GameRecord,
         actions: &[ActionRecord],
+        deadlines: Deadlines,
     ) -> Result<RoomHandle, String> {
         let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
         let handle = RoomHandle {
@@ -202,7 +215,7 @@ impl RoomHandle {
         };
         let settings = ctx.config.bot_settings();
         let tasks = ctx.tasks.clone();
-        let (task, bots) = RoomTask::restore(record, actions, ctx, rx, handle.clone())?;
+        let (task, bots) = RoomTask::restore(record, actions, ctx, rx, handle.clone(), deadlines)?;
         tasks.spawn(task.run());
         for (token, kind) in bots {
             crate::bot::spawn(handle.clone(), token, settings, kind, rand::random());

@@ -107,6 +107,7 @@ impl RoomTask {
         ctx: RoomContext,
         rx: mpsc::Receiver<Command>,
         handle: RoomHandle,
+        deadlines: super::Deadlines,
     ) -> Result<(RoomTask, Vec<(String, BotKind)>), String> {
         let restored = Room::restore(
             record,
@@ -114,6 +115,7 @@ impl RoomTask {
             ctx.config.clone(),
             ctx.metrics.clone(),
             Now::real(),
+            deadlines,
         )?;
         if let Some(finish) = restored.finish {
             info!(room = %restored.room.id(), winner = ?finish.winner.map(|w| w.0), "restored a finished game; storing its result");

@@ -34,7 +34,7 @@ use catan_engine::{Game, Seat, Tally};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::ConnId;
+use super::{ConnId, Deadlines};
 use crate::config::Config;
 use crate::metrics::Metrics;
 use crate::store::{self, ActionRecord, Finish, GameRecord};
@@ -82,6 +82,18 @@ impl Now {
             at: Instant::now(),
             unix_ms: now_ms(),
         }
+    }
+
+    /// The moment that was `unix_ms` by the wall clock, on both clocks (a moment
+    /// further back than the monotonic clock reaches counts as this one).
+    fn at_unix(self, unix_ms: u64) -> Now {
+        let at = if unix_ms <= self.unix_ms {
+            let back = Duration::from_millis(self.unix_ms - unix_ms);
+            self.at.checked_sub(back).unwrap_or(self.at)
+        } else {
+            self.at + Duration::from_millis(unix_ms - self.unix_ms)
+        };
+        Now { at, unix_ms }
     }
 
     /// `later` (a deadline) as Unix ms, for clients.
@@ -243,6 +255,10 @@ impl Room {
     /// options read with the default, R-10.5): the game ends at the limit, the rest
     /// of the log is not part of it ([`store::replayable`]).
     ///
+    /// `deadlines` says how the timers start again: each with its
+    /// full duration from now, or where it was, from the stored times of the
+    /// actions that set it (a deadline already past then fires at once).
+    ///
     /// # Errors
     /// A description of the first action the engine refuses (a corrupt log).
     pub(crate) fn restore(
@@ -251,9 +267,16 @@ impl Room {
         config: Arc<Config>,
         metrics: Arc<Metrics>,
         now: Now,
+        deadlines: Deadlines,
     ) -> Result<Restored, String> {
         let g = &record.game;
         let mut game = Game::new(g.options.game, g.seed).map_err(|e| e.to_string())?;
+        // Continued deadlines are followed through the log, each action at its time.
+        let mut timers = Timers::default();
+        let continued = deadlines == Deadlines::Continue;
+        if continued {
+            timers.follow(&game, &g.options, now.at_unix(g.started_at));
+        }
         let mut tally = Tally::default();
         let initial = game.clone();
         let mut played = 0;
@@ -273,6 +296,11 @@ impl Room {
             let events = game
                 .apply(a.actor(), a.action)
                 .map_err(|e| format!("stored action {i} refused on replay: {}", e.code()))?;
+            if continued {
+                let then = now.at_unix(a.at);
+                timers.track(&events, g.options.trade_timeout_secs, then);
+                timers.follow(&game, &g.options, then);
+            }
             tally.record(&events);
             played = i + 1;
         }
@@ -308,9 +336,10 @@ impl Room {
                 }
             })
             .collect();
-        let mut timers = Timers::default();
-        timers.restore_offers(&game, g.options.trade_timeout_secs, now);
-        timers.follow(&game, &g.options, now);
+        if !continued {
+            timers.restore_offers(&game, g.options.trade_timeout_secs, now);
+            timers.follow(&game, &g.options, now);
+        }
         metrics.room_moved(None, Some(RoomStatus::Playing));
         let mut room = Room {
             id: g.id,

@@ -2,6 +2,7 @@
 //! not acknowledge; sequence numbers across a restart; abandoned games.
 
 use super::*;
+use crate::room::Deadlines;
 
 /// A [`Switchable`] whose first action write is stored, and then fails as if its
 /// answer had been lost.
@@ -168,7 +169,8 @@ async fn after_a_restart_no_sequence_number_is_used_twice() {
         finished: None,
         seq_reserved: Some(reserved),
     };
-    let room = RoomHandle::restore(context(store.clone()), record, &stored).expect("restores");
+    let room = RoomHandle::restore(context(store.clone()), record, &stored, Deadlines::Restart)
+        .expect("restores");
     let mut others = Vec::new();
     for i in [mover, 3 - mover - watcher] {
         let c = room

@@ -2,6 +2,7 @@
 //! a game in progress, won, or ended by the limit.
 
 use super::*;
+use crate::room::Deadlines;
 use crate::room::state::SEQ_BLOCK;
 
 #[test]
@@ -186,6 +187,7 @@ fn restore(
         Arc::new(Config::for_tests()),
         Arc::new(Metrics::default()),
         t0(),
+        Deadlines::Restart,
     )
     .expect("the log replays")
 }
@@ -377,4 +379,41 @@ fn a_restored_room_gives_the_history_the_live_room_gave() {
         assert_eq!(live.actions.len(), 300);
         assert_eq!(restored.history(seat).actions, live.actions, "{seat:?}");
     }
+}
+
+#[test]
+fn a_room_taken_over_keeps_its_deadlines_and_a_restarted_one_starts_them_afresh() {
+    // Deadlines set by the log's actions, all stored at t0 (the room's clock).
+    let opts = RoomOptions {
+        turn_timer_secs: 60,
+        trade_timeout_secs: 30,
+        ..RoomOptions::default()
+    };
+    let (_, record, log) = played(opts, BotKind::Medium, 3, 40);
+    let with = |deadlines, later| {
+        Room::restore(
+            record.clone(),
+            &log,
+            Arc::new(Config::for_tests()),
+            Arc::new(Metrics::default()),
+            after(t0(), later),
+            deadlines,
+        )
+        .expect("the log replays")
+        .room
+    };
+    let t0_ms = t0().unix_ms;
+    // Taken over 25 s later: the turn's minute ran on (it began at t0).
+    let moved = with(Deadlines::Continue, 25);
+    assert_eq!(moved.deadlines().0, Some(t0_ms + 60_000));
+    for o in moved.deadlines().1 {
+        assert_eq!(o.deadline, t0_ms + 30_000, "offer {o:?}");
+    }
+    // Restarted 25 s later: a full minute from the restart.
+    let restarted = with(Deadlines::Restart, 25);
+    assert_eq!(restarted.deadlines().0, Some(t0_ms + 85_000));
+    // Taken over after the minute: the turn's deadline is due at once.
+    let late = with(Deadlines::Continue, 100);
+    let due = late.next_deadline().expect("a deadline");
+    assert!(due <= after(t0(), 100).at);
 }

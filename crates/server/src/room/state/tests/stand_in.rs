@@ -3,6 +3,7 @@
 //! stand-in's own connection, not the seat's, goes when the person is back.
 
 use super::*;
+use crate::room::Deadlines;
 use crate::room::state::Timer;
 
 #[test]
@@ -24,6 +25,7 @@ fn a_restored_room_counts_down_for_the_absent_person_on_turn_from_the_restart() 
         Arc::new(Config::for_tests()),
         Arc::new(Metrics::default()),
         restart,
+        Deadlines::Restart,
     )
     .expect("restores");
     let mut r2 = restored.room;
