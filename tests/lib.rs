@@ -319,6 +319,19 @@ impl TestServer {
             .expect("http")
     }
 
+    /// Sends `signal` (e.g. `STOP`, `CONT`) to a child-process server.
+    ///
+    /// # Panics
+    /// Without a child process, or if `kill` fails.
+    pub fn signal(&self, signal: &str) {
+        let child = self.child.as_ref().expect("a child-process server");
+        let sent = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(sent.success(), "kill -{signal} failed");
+    }
+
     /// Kills a child-process server with SIGKILL: no shutdown, no flushing.
     pub fn kill(&mut self) {
         if let Some(mut c) = self.child.take() {

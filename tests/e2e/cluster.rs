@@ -529,3 +529,65 @@ async fn a_room_created_on_one_instance_is_listed_set_up_and_played_through_anot
     ));
     wait_until_stored(&a, room).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_owner_paused_past_its_lease_writes_nothing_more_once_resumed_and_closes_with_4014() {
+    let url = fresh_postgres_url().await;
+    let plain = SqlStore::connect(&url).await.expect("store");
+    let a = instance(&url, "http://a.invalid", "2").await;
+    let b = instance(&url, "http://b.invalid", "2").await;
+    // Four people and no bots: once B holds the room, nothing moves there until
+    // someone connects to it, so every row written after the pause would be A's.
+    let created = a.create_room(json!({ "players": 4 })).await;
+    let room = created.room_id;
+    let mut players = Vec::new();
+    for (i, name) in ["ann", "bob", "cy", "di"].into_iter().enumerate() {
+        let seat = a.take_seat(room, name).await;
+        let client = a.connect(room, Some(&seat.token), None).await;
+        players.push((client, i as u64));
+    }
+    let mut spectator = a.connect(room, None, None).await;
+    a.start_game(room, &created.host_token).await;
+    let seats: Vec<_> = players
+        .into_iter()
+        .map(|(c, i)| tokio::spawn(play_randomly(c, 10 + i)))
+        .collect();
+    let mut seen = 0;
+    while seen < 30 {
+        if let Some(ServerMessage::Events { .. }) = spectator.recv().await {
+            seen += 1;
+        }
+    }
+    a.signal("STOP");
+    let paused = Instant::now();
+    loop {
+        if let Some((address, 2)) = lease(&plain, room).await {
+            assert_eq!(address, "http://b.invalid");
+            break;
+        }
+        assert!(paused.elapsed() < Duration::from_secs(15), "not claimed");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    until_held(&b, room, Duration::from_secs(10)).await;
+    let stored = stored_actions(&plain, room).await;
+    a.signal("CONT");
+    // A's clients are closed with 4014; the seats' actions in flight change nothing.
+    let mut closing = None;
+    while let Some(m) = spectator.recv().await {
+        if let ServerMessage::Closing { code, .. } = m {
+            closing = Some(code);
+        }
+    }
+    assert_eq!(closing.as_deref(), Some(ClosingReason::RoomMoved.code()));
+    assert_eq!(spectator.closed_with, Some(4014));
+    for s in seats {
+        let (c, _) = s.await.expect("seat");
+        assert_eq!(c.closed_with, Some(4014));
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        stored_actions(&plain, room).await,
+        stored,
+        "A wrote nothing more"
+    );
+}

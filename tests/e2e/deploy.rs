@@ -683,3 +683,75 @@ async fn the_monitoring_profile_scrapes_the_admin_listener_and_charts_only_expor
         );
     }
 }
+
+/// The cluster's compose file, YAML merge keys (`<<:`) applied as compose does.
+fn cluster_compose() -> Value {
+    let mut c: Value =
+        serde_norway::from_str(include_str!("../../deploy/cluster/docker-compose.yml"))
+            .expect("deploy/cluster/docker-compose.yml parses");
+    c.apply_merge().expect("merge keys");
+    for service in ["catan-1", "catan-2", "catan-3"] {
+        let s = &mut c["services"][service];
+        s.apply_merge().expect("merge keys");
+        s["environment"].apply_merge().expect("merge keys");
+    }
+    c
+}
+
+#[test]
+fn the_cluster_compose_file_runs_three_instances_on_one_postgres_behind_a_proxy() {
+    let c = cluster_compose();
+    let known = server_env_vars();
+    let vars = [("CATAN_ADMIN_TOKEN", "t"), ("POSTGRES_PASSWORD", "p")];
+    let mut urls = BTreeSet::new();
+    for n in 1..=3 {
+        let name = format!("catan-{n}");
+        let s = &c["services"][name.as_str()];
+        assert_eq!(
+            s["build"].as_str(),
+            Some("../.."),
+            "{name} builds the server"
+        );
+        assert_eq!(
+            s["depends_on"]["db"]["condition"].as_str(),
+            Some("service_healthy")
+        );
+        let env: std::collections::BTreeMap<String, String> =
+            service_env(&c, &name, &vars).into_iter().collect();
+        for var in env.keys() {
+            assert!(
+                known.contains(var),
+                "{name}: the server does not read {var}"
+            );
+        }
+        // Each instance is reached by the others at its own service name.
+        assert_eq!(
+            env.get("CATAN_CLUSTER_ADDRESS").map(String::as_str),
+            Some(format!("http://{name}:8080").as_str())
+        );
+        assert_eq!(
+            env.get("CATAN_BIND").map(String::as_str),
+            Some("0.0.0.0:8080")
+        );
+        urls.insert(env["DATABASE_URL"].clone());
+        let grace = duration(s["stop_grace_period"].as_str().expect("grace"));
+        assert!(grace > Duration::from_secs(10), "past the shutdown timeout");
+        assert!(
+            s.get("ports").is_none(),
+            "{name} is reached through the proxy only"
+        );
+    }
+    assert_eq!(urls.len(), 1, "one database: {urls:?}");
+    assert!(urls.iter().all(|u| u.starts_with("postgres://")));
+    // The proxy: the committed Caddyfile, naming the three instances.
+    let proxy = &c["services"]["proxy"];
+    assert!(proxy["image"].as_str().expect("image").starts_with("caddy"));
+    let mount = proxy["volumes"][0].as_str().expect("volume");
+    assert_eq!(mount, "./Caddyfile:/etc/caddy/Caddyfile:ro");
+    let caddyfile = include_str!("../../deploy/cluster/Caddyfile");
+    for n in 1..=3 {
+        assert!(caddyfile.contains(&format!("catan-{n}:8080")));
+    }
+    assert!(caddyfile.contains("health_uri /healthz"));
+    assert_eq!(proxy["ports"][0].as_str(), Some("8080:8080"));
+}
