@@ -591,3 +591,123 @@ async fn an_owner_paused_past_its_lease_writes_nothing_more_once_resumed_and_clo
         "A wrote nothing more"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sixty_rooms_of_bots_on_three_instances_all_finish_when_one_instance_is_killed() {
+    let url = fresh_postgres_url().await;
+    let plain = SqlStore::connect(&url).await.expect("store");
+    let mut servers = Vec::new();
+    for name in ["a", "b", "c"] {
+        let placeholder = format!("http://{name}.invalid");
+        let s = instance(&url, &placeholder, "2").await;
+        listening_at(&plain, &placeholder, &s).await;
+        servers.push(s);
+    }
+    // 20 rooms of four random bots on each instance (random play to 15 points makes
+    // games of thousands of actions).
+    let mut rooms = Vec::new();
+    for i in 0..60 {
+        let s = &servers[i % 3];
+        let created = s
+            .create_room(json!({ "players": 4, "vp_target": 15 }))
+            .await;
+        for _ in 0..4 {
+            s.add_bot_of_kind(created.room_id, &created.host_token, Some("random"))
+                .await;
+        }
+        s.start_game(created.room_id, &created.host_token).await;
+        rooms.push((created.room_id, i % 3));
+    }
+    // A spectator in each of A's rooms keeps the events it was told of.
+    let mut told = Vec::new();
+    for (room, owner) in &rooms {
+        if *owner == 0 {
+            let mut c = servers[0].connect(*room, None, None).await;
+            told.push((
+                *room,
+                tokio::spawn(async move {
+                    let mut seqs = Vec::new();
+                    while let Some(m) = c.recv().await {
+                        match m {
+                            ServerMessage::Events { seq, .. } => seqs.push(seq),
+                            ServerMessage::GameOver(_) => panic!("a game ended before the kill"),
+                            _ => {}
+                        }
+                    }
+                    seqs
+                }),
+            ));
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    servers[0].kill();
+    let killed = Instant::now();
+    // Every one of A's rooms runs again on B or C within the lease (2 s) + 5 s.
+    let mut last = Duration::ZERO;
+    for (room, _) in &told {
+        loop {
+            if let Some((address, epoch)) = lease(&plain, *room).await
+                && epoch >= 2
+            {
+                let owner = servers[1..]
+                    .iter()
+                    .find(|s| format!("http://{}", s.addr) == address)
+                    .expect("owned by a live instance");
+                until_held(owner, *room, Duration::from_secs(7)).await;
+                break;
+            }
+            // A game may also have ended on B or C already.
+            if lease(&plain, *room).await.is_none()
+                && plain
+                    .game(*room)
+                    .await
+                    .is_ok_and(|g| g.status == catan_server::store::GameStatus::Finished)
+            {
+                break;
+            }
+            assert!(
+                killed.elapsed() < Duration::from_secs(7),
+                "room {room} not back"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        last = last.max(killed.elapsed());
+    }
+    eprintln!(
+        "all 20 rooms of the killed instance running again {last:?} after the kill (lease 2 s)"
+    );
+    assert!(last < Duration::from_secs(7));
+    // Every game finishes.
+    for (room, _) in &rooms {
+        let started = Instant::now();
+        loop {
+            let g = plain.game(*room).await.expect("game");
+            if g.status == catan_server::store::GameStatus::Finished {
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(240),
+                "room {room} never finished"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+    // Each stored log: gapless, and holding every action A announced before the kill.
+    for (room, seen) in told {
+        let seen = seen.await.expect("spectator");
+        let log = plain.actions(room).await.expect("log");
+        assert!(log.iter().enumerate().all(|(i, r)| r.seq == i as u64));
+        let stored: std::collections::BTreeSet<u64> = log.iter().map(|r| r.room_seq).collect();
+        assert!(!seen.is_empty());
+        for seq in seen {
+            assert!(
+                stored.contains(&seq),
+                "room {room}: announced {seq} is not stored"
+            );
+        }
+    }
+    eprintln!(
+        "all 60 games finished {:?} after the kill",
+        killed.elapsed()
+    );
+}

@@ -292,10 +292,13 @@ impl Hop {
         };
         let silent_for = Duration::from_secs(state.config.ws_timeout_secs.max(1));
         let tasks = state.tasks.clone();
+        let shutdown = state.shutdown.clone();
         Ok(upgrade
             .max_message_size(crate::lobby::TRANSPORT_MAX_MESSAGE)
             .max_frame_size(crate::lobby::TRANSPORT_MAX_MESSAGE)
-            .on_upgrade(move |socket| tasks.track_future(relay(socket, upstream, silent_for)))
+            .on_upgrade(move |socket| {
+                tasks.track_future(relay(socket, upstream, silent_for, shutdown))
+            })
             .into_response())
     }
 }
@@ -333,11 +336,14 @@ fn to_owner_frame(m: ws::Message) -> tungstenite::Message {
 
 /// Relays frames both ways until either side closes; a client silent for
 /// `silent_for` (the owner's pings are passed to it, so a live client answers) is
-/// cut off, and the owner's socket with it.
+/// cut off, and the owner's socket with it. When this instance shuts down, the
+/// client is closed with 1001 (going away), as its own sockets are: it reconnects
+/// through another instance.
 async fn relay(
     client: WebSocket,
     upstream: tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>,
     silent_for: Duration,
+    mut shutdown: tokio::sync::watch::Receiver<bool>,
 ) {
     let (mut to_client_tx, mut from_client) = client.split();
     let (mut to_upstream, mut from_upstream) = upstream.split();
@@ -370,6 +376,16 @@ async fn relay(
                 if heard.elapsed() >= silent_for {
                     break;
                 }
+            }
+            () = async { drop(shutdown.wait_for(|s| *s).await) } => {
+                let going = catan_protocol::CloseCode::GoingAway;
+                let _ = to_client_tx
+                    .send(ws::Message::Close(Some(ws::CloseFrame {
+                        code: going.code(),
+                        reason: going.reason().into(),
+                    })))
+                    .await;
+                break;
             }
         }
     }

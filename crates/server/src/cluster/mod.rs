@@ -299,7 +299,7 @@ pub async fn run(cluster: Arc<Cluster>, state: AppState) {
     loop {
         tokio::select! {
             _ = tick.tick() => {}
-            _ = shutdown.wait_for(|s| *s) => return,
+            () = async { drop(shutdown.wait_for(|s| *s).await) } => return,
         }
         // A room closed here (before its start, say) is let go: its lease expires.
         let mut held = cluster.fence.held();
