@@ -482,7 +482,16 @@ async fn bind_admin(config: &Config) -> (Option<tokio::net::TcpListener>, Option
 /// Plays as a random-legal client until the game ends, with the same driver as the
 /// built-in bots ([`catan_bots::SeatDriver`]). Returns the client with everything it
 /// received and the number of rejections it got.
-pub async fn play_randomly(mut client: Client, seed: u64) -> (Client, usize) {
+pub async fn play_randomly(client: Client, seed: u64) -> (Client, usize) {
+    play_randomly_paced(client, seed, Duration::ZERO).await
+}
+
+/// [`play_randomly`] with a pause of `pause` before each action (a person's pace).
+pub async fn play_randomly_paced(
+    mut client: Client,
+    seed: u64,
+    pause: Duration,
+) -> (Client, usize) {
     use rand::SeedableRng;
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let mut driver = SeatDriver::new();
@@ -496,6 +505,9 @@ pub async fn play_randomly(mut client: Client, seed: u64) -> (Client, usize) {
             break;
         }
         if let Some(m) = driver.decide(&mut RandomBot::new(), &mut rng) {
+            if !pause.is_zero() {
+                tokio::time::sleep(pause).await;
+            }
             client
                 .send_text(&serde_json::to_string(&m).expect("json"))
                 .await;

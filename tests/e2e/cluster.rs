@@ -711,3 +711,177 @@ async fn sixty_rooms_of_bots_on_three_instances_all_finish_when_one_instance_is_
         killed.elapsed()
     );
 }
+
+/// Plays one seat to the end of its game at a person's pace, reconnecting with its
+/// `last_seq` through one of the `live` instances (in turn) whenever its socket
+/// ends; when each of its connections was made.
+async fn keep_playing(
+    live: Arc<std::sync::Mutex<Vec<std::net::SocketAddr>>>,
+    room: Uuid,
+    token: String,
+    seed: u64,
+) -> Vec<Instant> {
+    let started = Instant::now();
+    let mut last_seq = None;
+    let mut connections = Vec::new();
+    let mut turn = usize::try_from(seed).unwrap_or(0);
+    loop {
+        assert!(
+            started.elapsed() < Duration::from_secs(150),
+            "room {room}: the game did not finish"
+        );
+        let addr = {
+            let live = live.lock().expect("live");
+            live[turn % live.len()]
+        };
+        turn += 1;
+        let mut url = format!("ws://{addr}/api/rooms/{room}/ws?token={token}");
+        if let Some(s) = last_seq {
+            url.push_str(&format!("&last_seq={s}"));
+        }
+        let Ok((ws, _)) = tokio_tungstenite::connect_async(url).await else {
+            // Refused while the room changes hands (or the instance is going away).
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            continue;
+        };
+        connections.push(Instant::now());
+        let client = Client {
+            ws,
+            received: Vec::new(),
+            closed_with: None,
+        };
+        let (client, _) =
+            catan_e2e::play_randomly_paced(client, seed, Duration::from_millis(40)).await;
+        if matches!(
+            client.received.last(),
+            Some((_, ServerMessage::GameOver(_)))
+        ) {
+            return connections;
+        }
+        last_seq = Some(last_seq.unwrap_or(0).max(self::last_seq(&client)));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rolling_restart_of_three_instances_costs_each_seat_at_most_one_reconnect_per_restart() {
+    let url = fresh_postgres_url().await;
+    let plain = SqlStore::connect(&url).await.expect("store");
+    let mut servers = Vec::new();
+    for name in ["a", "b", "c"] {
+        let placeholder = format!("http://{name}.invalid");
+        let s = instance(&url, &placeholder, "3").await;
+        listening_at(&plain, &placeholder, &s).await;
+        servers.push(s);
+    }
+    let live = Arc::new(std::sync::Mutex::new(
+        servers.iter().map(|s| s.addr).collect::<Vec<_>>(),
+    ));
+    // Six rooms, two on each instance: two people (at a person's pace, each through
+    // some instance) and two bots.
+    let mut seats = Vec::new();
+    let mut rooms = Vec::new();
+    for i in 0..6u64 {
+        let s = &servers[usize::try_from(i % 3).unwrap()];
+        let created = s
+            .create_room(json!({ "players": 4, "vp_target": 15 }))
+            .await;
+        let room = created.room_id;
+        let ann = s.take_seat(room, "ann").await;
+        let bob = s.take_seat(room, "bob").await;
+        s.add_bot(room, &created.host_token).await;
+        s.add_bot(room, &created.host_token).await;
+        s.start_game(room, &created.host_token).await;
+        rooms.push(room);
+        for (k, token) in [ann.token, bob.token].into_iter().enumerate() {
+            let seed = i * 2 + k as u64;
+            seats.push(tokio::spawn(keep_playing(live.clone(), room, token, seed)));
+        }
+    }
+    // Restart each instance in turn: SIGTERM, then a new process in its place.
+    let mut restarts = Vec::new();
+    for (i, name) in ["a", "b", "c"].into_iter().enumerate() {
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        restarts.push(Instant::now());
+        let (status, took) = servers[i].terminate(Duration::from_secs(20));
+        assert!(status.success(), "{name}: {status:?}");
+        eprintln!("{name} stopped in {took:?}");
+        let placeholder = format!("http://{name}.invalid");
+        let s = instance(&url, &placeholder, "3").await;
+        listening_at(&plain, &placeholder, &s).await;
+        live.lock().expect("live")[i] = s.addr;
+        servers[i] = s;
+    }
+    // Every game was still being played through all three restarts.
+    for room in &rooms {
+        let g = plain.game(*room).await.expect("game");
+        assert_eq!(g.status, catan_server::store::GameStatus::Playing, "{room}");
+    }
+    // One connection before the first restart, and at most one more after each.
+    let mut most = 0;
+    for s in seats {
+        let connections = s.await.expect("seat");
+        most = most.max(connections.len());
+        assert!(connections[0] < restarts[0]);
+        for (k, from) in restarts.iter().enumerate() {
+            let until = restarts.get(k + 1);
+            let during = connections
+                .iter()
+                .filter(|t| *t >= from && until.is_none_or(|u| *t < u))
+                .count();
+            assert!(
+                during <= 1,
+                "{during} reconnects for restart {k}: {connections:?}"
+            );
+        }
+    }
+    eprintln!("the most connections a seat needed: {most} (3 restarts)");
+    for room in rooms {
+        let g = plain.game(room).await.expect("game");
+        assert_eq!(g.status, catan_server::store::GameStatus::Finished);
+        let log = plain.actions(room).await.expect("log");
+        assert!(log.iter().enumerate().all(|(i, r)| r.seq == i as u64));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reference_client_plays_a_whole_game_through_an_instance_that_does_not_own_the_room() {
+    use catan_client::seat::SeatClient;
+    let url = fresh_postgres_url().await;
+    let plain = SqlStore::connect(&url).await.expect("store");
+    let a = instance(&url, "http://a.invalid", "9").await;
+    let b = instance(&url, "http://b.invalid", "9").await;
+    listening_at(&plain, "http://a.invalid", &a).await;
+    listening_at(&plain, "http://b.invalid", &b).await;
+    // The room lives on A; the person's client knows only B.
+    let created = a.create_room(json!({ "players": 3 })).await;
+    let room = created.room_id;
+    let target = catan_client::target::parse(&format!("ws://{}", b.addr)).expect("loopback target");
+    let lobby = catan_client::lobby::Lobby::new(&target);
+    let seat = lobby
+        .take_seat(room, "person")
+        .await
+        .expect("seat through B");
+    for _ in 0..2 {
+        lobby
+            .add_bot(room, &created.host_token)
+            .await
+            .expect("bot through B");
+    }
+    let mut client = SeatClient::connect(&target, room, &seat.token)
+        .await
+        .expect("socket through B");
+    lobby
+        .start(room, &created.host_token)
+        .await
+        .expect("start through B");
+    let mut strategy = catan_bots::strategy(catan_protocol::BotKind::Medium);
+    let outcome = client
+        .play_to_end(strategy.as_mut(), 7)
+        .await
+        .expect("a whole game");
+    assert_eq!(outcome.scores.len(), 3);
+    assert!(outcome.actions > 20, "{} actions", outcome.actions);
+    assert_eq!(outcome.rejected, 0, "no action refused");
+    assert_eq!(lease(&plain, room).await, None, "the game ended on A");
+    wait_until_stored(&a, room).await;
+}
