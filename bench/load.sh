@@ -22,6 +22,11 @@
 #               200 rooms of people's pace (think 1000 ms) measured, 60 s after
 #               20 s warm-up                        [HARD_ROOMS, HARD_DURATION]
 #   hard-base   the same 200 rooms without the hard bots, for comparison
+#   cluster-1   one instance in cluster mode on PostgreSQL (--cluster-address),
+#               the saturation load                            [SAT_ROOMS, SAT_DURATION]
+#   cluster-3   three instances of one cluster, room slots in turn on each
+#   cluster-forward  the same, each room's sockets opened at another instance than
+#               the owner (every socket forwarded)
 # --baseline runs the bare WebSocket relay whose source directory WS_BASELINE_DIR
 # names (a cargo project with baseline-server and loadgen binaries; copied to
 # /tmp/ws-baseline) for
@@ -56,48 +61,61 @@ if [ -z "${BIN:-}" ]; then
   BIN=$CARGO_TARGET_DIR/release
 fi
 TMP=$(mktemp -d)
-SERVER_PID=
+SERVER_PID= SERVER_PIDS=()
 cleanup() {
-  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
+  local pid
+  for pid in "${SERVER_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   rm -rf "$TMP"
 }
 trap cleanup EXIT
 
-# Starts catan-server on a fresh database; sets SERVER_PID and DB.
+# Starts catan-server on a fresh database; sets SERVER_PID (the first instance's),
+# SERVER_PIDS, URLS (one --url per instance) and DB. INSTANCES (1) servers; with
+# CLUSTER=1 each is an instance of one cluster (--cluster-address, PostgreSQL),
+# instance i on PORT+10*i (admin +1).
 # The other scenarios lift the per-address rates (their rooms play at full speed,
 # faster than a person); DEFAULT_LIMITS=1 keeps the server's defaults.
-DEFAULT_LIMITS=0
+DEFAULT_LIMITS=0 INSTANCES=1 CLUSTER=0 SERVER_PIDS=() URLS=()
 start_server() {
   local name=$1 rates=(CATAN_LOBBY_RATE_PER_MIN=0 CATAN_WEBSOCKET_RATE_PER_MIN=0)
   [ "$DEFAULT_LIMITS" = 1 ] && rates=()
-  if [ "$STORE" = sqlite ]; then
+  if [ "$STORE" = sqlite ] && [ "$CLUSTER" = 0 ]; then
     DB="sqlite://$TMP/$name.db"
   else
     local db="catan_load_${name//-/_}_$$"
     psql -q "$PG_ADMIN" -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
     DB="${PG_ADMIN%/*}/$db"
   fi
-  CATAN_BIND=127.0.0.1:$PORT CATAN_ADMIN_BIND=127.0.0.1:$((PORT + 1)) DATABASE_URL=$DB \
-    CATAN_MAX_ROOMS=20000 RUST_LOG=${RUST_LOG:-warn} \
-    CATAN_MAX_CONNECTIONS=60000 CATAN_MAX_WEBSOCKETS=50000 \
-    env "${rates[@]}" "$BIN/catan-server" 2>>"$OUT/server.log" &
-  SERVER_PID=$!
-  for _ in $(seq 100); do
-    curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null && return 0
-    sleep 0.1
+  SERVER_PIDS=() URLS=()
+  local i port cluster
+  for i in $(seq 0 $((INSTANCES - 1))); do
+    port=$((PORT + 10 * i)) cluster=()
+    [ "$CLUSTER" = 1 ] && cluster=(CATAN_CLUSTER_ADDRESS=http://127.0.0.1:$port)
+    CATAN_BIND=127.0.0.1:$port CATAN_ADMIN_BIND=127.0.0.1:$((port + 1)) DATABASE_URL=$DB \
+      CATAN_MAX_ROOMS=20000 RUST_LOG=${RUST_LOG:-warn} \
+      CATAN_MAX_CONNECTIONS=60000 CATAN_MAX_WEBSOCKETS=50000 \
+      env "${rates[@]}" "${cluster[@]}" "$BIN/catan-server" 2>>"$OUT/server.log" &
+    SERVER_PIDS+=($!) URLS+=(--url "ws://127.0.0.1:$port")
+    local ready=0
+    for _ in $(seq 100); do
+      curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && { ready=1; break; }
+      sleep 0.1
+    done
+    [ "$ready" = 1 ] || { echo "server did not become ready" >&2; exit 1; }
   done
-  echo "server did not become ready" >&2; exit 1
+  SERVER_PID=${SERVER_PIDS[0]}
 }
 
 stop_server() {
-  kill "$SERVER_PID" 2>/dev/null || true
-  wait "$SERVER_PID" 2>/dev/null || true
-  SERVER_PID=
+  local pid
+  for pid in "${SERVER_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${SERVER_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  SERVER_PID= SERVER_PIDS=()
 }
 
 # Rows in game_actions of the current database.
 store_rows() {
-  if [ "$STORE" = sqlite ]; then
+  if [[ "$DB" == sqlite://* ]]; then
     sqlite3 "${DB#sqlite://}" "SELECT COUNT(*) FROM game_actions"
   else
     psql -qtA "$DB" -c "SELECT COUNT(*) FROM game_actions"
@@ -124,7 +142,7 @@ run_loadgen() { # scenario run args...
   start_server "$scenario-$run"
   [ "$scenario" = hard-bots ] && hard_rooms
   local line rc=0
-  line=$("$BIN/catan-loadgen" --url "ws://127.0.0.1:$PORT" --server-pid "$SERVER_PID" --json "$@" \
+  line=$("$BIN/catan-loadgen" "${URLS[@]}" --server-pid "$SERVER_PID" --json "$@" \
     | tee -a "$OUT/loadgen.log" | tail -n 1) || rc=$?
   sleep 1
   local rows
@@ -151,6 +169,10 @@ for run in $(seq "$RUNS"); do
                      --duration "${ABUSE_CLEAN_DURATION:-180}" --warmup "${ABUSE_WARMUP:-60}" --sample-secs 10 ;;
       hard-bots|hard-base) run_loadgen "$sc" "$run" --rooms 200 --think-ms 1000 \
                              --duration "${HARD_DURATION:-60}" --warmup 20 ;;
+      cluster-1|cluster-3) INSTANCES=${sc#cluster-} CLUSTER=1 run_loadgen "$sc" "$run" \
+                             --rooms "${SAT_ROOMS:-1000}" --think-ms 0 --duration "${SAT_DURATION:-20}" --warmup 5 ;;
+      cluster-forward) INSTANCES=3 CLUSTER=1 run_loadgen "$sc" "$run" --forward \
+                         --rooms "${SAT_ROOMS:-1000}" --think-ms 0 --duration "${SAT_DURATION:-20}" --warmup 5 ;;
       abuse) DEFAULT_LIMITS=1 run_loadgen abuse "$run" --rooms "${ABUSE_ROOMS:-1000}" --think-ms 200 --misbehave \
                --duration "${ABUSE_DURATION:-600}" --warmup "${ABUSE_WARMUP:-60}" --sample-secs 10 ;;
       *) echo "unknown scenario $sc" >&2; exit 2 ;;

@@ -14,8 +14,14 @@ use clap::Parser;
 #[command(name = "catan-loadgen", version)]
 struct Args {
     /// Server URL, e.g. `ws://127.0.0.1:8080`; only 127.0.0.0/8, ::1 or localhost.
+    /// Given more than once, the instances of one cluster: room slots go to them in
+    /// turn.
     #[arg(long, default_value = "ws://127.0.0.1:8080")]
-    url: String,
+    url: Vec<String>,
+    /// With several `--url`s: open each room's WebSockets at the next instance after
+    /// the one that owns it, so every socket is forwarded (the cost of forwarding).
+    #[arg(long)]
+    forward: bool,
     /// Concurrent room slots (4 seats each), at most 10000.
     #[arg(long, default_value_t = 10)]
     rooms: usize,
@@ -80,12 +86,17 @@ fn nofile_limit() -> usize {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let target = match target::parse_loopback(&args.url) {
-        Ok(t) => t,
+    let targets: Result<Vec<_>, _> = args.url.iter().map(|u| target::parse_loopback(u)).collect();
+    let mut targets = match targets {
+        Ok(t) => t.into_iter(),
         Err(e) => {
             eprintln!("catan-loadgen: {e}");
             return ExitCode::from(2);
         }
+    };
+    let Some(target) = targets.next() else {
+        eprintln!("catan-loadgen: give --url");
+        return ExitCode::from(2);
     };
     let fds = nofile_limit();
     // Leave room for the HTTP connections of the set-up and, since the server on the
@@ -103,6 +114,8 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let mut config = LoadConfig::new(target);
+    config.more_targets = targets.collect();
+    config.forward = args.forward;
     config.rooms = args.rooms;
     config.duration = Duration::from_secs(args.duration);
     config.warmup = Duration::from_secs(args.warmup);

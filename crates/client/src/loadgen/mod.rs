@@ -42,6 +42,13 @@ const SEATS: usize = 4;
 pub struct LoadConfig {
     /// The server (checked to be loopback by [`LoadConfig::check`]).
     pub target: Target,
+    /// Further instances of the same cluster (`--cluster-address`): room slots go to
+    /// the instances in turn, `target` first.
+    pub more_targets: Vec<Target>,
+    /// With several instances: each room's WebSockets go to the next instance after
+    /// the one its lobby calls went to (which owns the room), so that every socket
+    /// is forwarded; for the cost of forwarding.
+    pub forward: bool,
     /// Concurrent room slots.
     pub rooms: usize,
     /// Measured window.
@@ -99,6 +106,8 @@ impl LoadConfig {
     pub fn new(target: Target) -> LoadConfig {
         LoadConfig {
             target,
+            more_targets: Vec::new(),
+            forward: false,
             rooms: 10,
             duration: Duration::from_secs(10),
             warmup: Duration::from_secs(2),
@@ -117,19 +126,41 @@ impl LoadConfig {
         }
     }
 
+    /// The `i`-th instance, in turn over `target` and `more_targets`.
+    fn instance(&self, i: usize) -> &Target {
+        let n = 1 + self.more_targets.len();
+        match i % n {
+            0 => &self.target,
+            k => &self.more_targets[k - 1],
+        }
+    }
+
     /// The target as room slot `slot`'s seats (or, if `misbehaving`, its
-    /// misbehaving spectator) reach it (see [`LoadConfig::spread_addresses`]).
+    /// misbehaving spectator) reach it for its lobby calls (see
+    /// [`LoadConfig::spread_addresses`]): the slot's instance, in turn.
     #[must_use]
     pub fn slot_target(&self, slot: usize, misbehaving: bool) -> Target {
-        let ipv4 = self.target.host.parse::<std::net::Ipv4Addr>().is_ok();
+        self.from_slot(self.instance(slot), slot, misbehaving)
+    }
+
+    /// Where room slot `slot`'s seats open their WebSockets: the slot's instance, or
+    /// with [`LoadConfig::forward`] the next one.
+    #[must_use]
+    pub fn socket_target(&self, slot: usize) -> Target {
+        let i = if self.forward { slot + 1 } else { slot };
+        self.from_slot(self.instance(i), slot, false)
+    }
+
+    /// `target` as reached from slot `slot`'s own address.
+    fn from_slot(&self, target: &Target, slot: usize, misbehaving: bool) -> Target {
+        let ipv4 = target.host.parse::<std::net::Ipv4Addr>().is_ok();
         if !self.spread_addresses || !ipv4 {
-            return self.target.clone();
+            return target.clone();
         }
         // Slots are fewer than MAX_ROOMS < 65,535: two octets, never .0.0.
         let [_, _, hi, lo] = u32::try_from(slot + 1).unwrap_or(u32::MAX).to_be_bytes();
         let net = if misbehaving { 2 } else { 1 };
-        self.target
-            .from_source(std::net::Ipv4Addr::new(127, net, hi, lo).into())
+        target.from_source(std::net::Ipv4Addr::new(127, net, hi, lo).into())
     }
 
     /// Checks the hard caps and that the target is loopback.
@@ -138,8 +169,13 @@ impl LoadConfig {
     /// [`ConfigError::OutOfBounds`] with the reason.
     pub fn check(&self) -> Result<(), ConfigError> {
         let bad = |m: String| Err(ConfigError::OutOfBounds(m));
-        if crate::target::parse_loopback(&self.target.http).is_err() {
-            return bad(format!("target {} is not loopback", self.target.host));
+        for t in std::iter::once(&self.target).chain(&self.more_targets) {
+            if crate::target::parse_loopback(&t.http).is_err() {
+                return bad(format!("target {} is not loopback", t.host));
+            }
+        }
+        if self.forward && self.more_targets.is_empty() {
+            return bad("forwarding needs two instances or more".into());
         }
         if self.rooms == 0 || self.rooms > MAX_ROOMS {
             return bad(format!("rooms must be 1..={MAX_ROOMS}"));
@@ -199,15 +235,16 @@ pub async fn run(config: LoadConfig) -> Result<Report, ConfigError> {
     let mut tasks = Vec::with_capacity(config.rooms);
     for slot in 0..config.rooms {
         let (config, setup) = (config.clone(), setup.clone());
-        let target = config.slot_target(slot, false);
-        let lobby = Lobby::new(&target);
+        let lobby = Lobby::new(&config.slot_target(slot, false));
+        let sockets = config.socket_target(slot);
         let connect = slot < connected_rooms;
         tasks.push(tokio::spawn(async move {
             let mut stats = SlotStats::new();
+            let at = (&lobby, &sockets);
             if config.idle {
-                idle_slot(&config, &lobby, &setup, window, connect, &mut stats).await;
+                idle_slot(&config, at, &setup, window, connect, &mut stats).await;
             } else {
-                play_slot(&config, &lobby, &setup, window, slot, &mut stats).await;
+                play_slot(&config, at, &setup, window, slot, &mut stats).await;
             }
             stats
         }));
@@ -244,5 +281,25 @@ mod tests {
         let mut one = config.clone();
         one.spread_addresses = false;
         assert_eq!(one.slot_target(3, true).source, None);
+    }
+
+    #[test]
+    fn slots_go_to_the_instances_in_turn_and_forwarded_sockets_to_the_next() {
+        let t =
+            |port: u16| crate::target::parse_loopback(&format!("ws://127.0.0.1:{port}")).unwrap();
+        let mut c = LoadConfig::new(t(1));
+        c.more_targets = vec![t(2), t(3)];
+        let at = |x: Target| x.authority;
+        assert_eq!(at(c.slot_target(0, false)), "127.0.0.1:1");
+        assert_eq!(at(c.slot_target(4, false)), "127.0.0.1:2");
+        assert_eq!(at(c.socket_target(4)), "127.0.0.1:2");
+        assert_eq!(c.socket_target(4).source, c.slot_target(4, false).source);
+        c.forward = true;
+        assert_eq!(at(c.socket_target(4)), "127.0.0.1:3");
+        assert_eq!(at(c.socket_target(5)), "127.0.0.1:1");
+        assert!(c.check().is_ok());
+        let mut alone = LoadConfig::new(t(1));
+        alone.forward = true;
+        assert!(alone.check().is_err(), "forwarding needs another instance");
     }
 }

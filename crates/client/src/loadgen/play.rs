@@ -18,6 +18,7 @@ use super::report::SlotStats;
 use super::{LoadConfig, SEATS, Window};
 use crate::lobby::Lobby;
 use crate::seat::{self, Ws};
+use crate::target::Target;
 
 /// A room with its 4 seats taken and connected (and the host token to start it).
 struct ReadyRoom {
@@ -30,7 +31,7 @@ struct ReadyRoom {
 /// WebSockets; at most `setup_concurrency` rooms at a time.
 async fn set_up(
     config: &LoadConfig,
-    lobby: &Lobby,
+    (lobby, sockets_at): (&Lobby, &Target),
     setup: &Semaphore,
     connect: bool,
 ) -> Result<ReadyRoom, String> {
@@ -51,7 +52,7 @@ async fn set_up(
     if connect {
         for t in &tokens {
             sockets.push(
-                seat::connect(lobby.target(), created.room_id, t)
+                seat::connect(sockets_at, created.room_id, t)
                     .await
                     .map_err(|e| e.to_string())?,
             );
@@ -67,17 +68,17 @@ async fn set_up(
 /// Holds a set-up, started room until the window ends, reading whatever comes.
 pub(super) async fn idle_slot(
     config: &LoadConfig,
-    lobby: &Lobby,
+    at: (&Lobby, &Target),
     setup: &Semaphore,
     window: Window,
     connect: bool,
     stats: &mut SlotStats,
 ) {
-    let room = match set_up(config, lobby, setup, connect).await {
+    let room = match set_up(config, at, setup, connect).await {
         Ok(r) => r,
         Err(e) => return stats.error(e),
     };
-    if let Err(e) = lobby.start(room.id, &room.host).await {
+    if let Err(e) = at.0.start(room.id, &room.host).await {
         return stats.error(e.to_string());
     }
     stats.connected = room.sockets.len();
@@ -99,7 +100,7 @@ pub(super) async fn idle_slot(
 /// Plays games in one room slot until the window ends.
 pub(super) async fn play_slot(
     config: &LoadConfig,
-    lobby: &Lobby,
+    at: (&Lobby, &Target),
     setup: &Semaphore,
     window: Window,
     slot: usize,
@@ -109,7 +110,7 @@ pub(super) async fn play_slot(
         config.seed ^ (slot as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
     );
     while Instant::now() < window.end {
-        let room = match set_up(config, lobby, setup, true).await {
+        let room = match set_up(config, at, setup, true).await {
             Ok(r) => r,
             Err(e) => {
                 stats.error(e);
@@ -118,7 +119,7 @@ pub(super) async fn play_slot(
             }
         };
         stats.connected = SEATS;
-        if let Err(e) = lobby.start(room.id, &room.host).await {
+        if let Err(e) = at.0.start(room.id, &room.host).await {
             stats.error(e.to_string());
             continue;
         }
