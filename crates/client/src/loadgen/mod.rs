@@ -140,7 +140,7 @@ impl LoadConfig {
     /// [`LoadConfig::spread_addresses`]): the slot's instance, in turn.
     #[must_use]
     pub fn slot_target(&self, slot: usize, misbehaving: bool) -> Target {
-        self.from_slot(self.instance(slot), slot, misbehaving)
+        self.seen_from_slot(self.instance(slot), slot, misbehaving)
     }
 
     /// Where room slot `slot`'s seats open their WebSockets: the slot's instance, or
@@ -148,11 +148,11 @@ impl LoadConfig {
     #[must_use]
     pub fn socket_target(&self, slot: usize) -> Target {
         let i = if self.forward { slot + 1 } else { slot };
-        self.from_slot(self.instance(i), slot, false)
+        self.seen_from_slot(self.instance(i), slot, false)
     }
 
     /// `target` as reached from slot `slot`'s own address.
-    fn from_slot(&self, target: &Target, slot: usize, misbehaving: bool) -> Target {
+    fn seen_from_slot(&self, target: &Target, slot: usize, misbehaving: bool) -> Target {
         let ipv4 = target.host.parse::<std::net::Ipv4Addr>().is_ok();
         if !self.spread_addresses || !ipv4 {
             return target.clone();
