@@ -5,7 +5,7 @@
 # under bench/results/<timestamp>/ (git-ignored).
 #
 # Usage: bench/load.sh [--store sqlite|postgres] [--runs N] [--baseline]
-#                      [--scenario saturation|latency|idle|soak]...
+#                      [--scenario saturation|latency|idle|soak|...]... (all below)
 # Scenarios (defaults; override with the environment variables in brackets):
 #   saturation  1000 rooms, think 0,   20 s after 5 s warm-up   [SAT_ROOMS, SAT_DURATION]
 #   latency     1000 rooms, think 200, 30 s after 10 s warm-up  [LAT_ROOMS, LAT_DURATION]
@@ -27,6 +27,9 @@
 #   cluster-3   three instances of one cluster, room slots in turn on each
 #   cluster-forward  the same, each room's sockets opened at another instance than
 #               the owner (every socket forwarded)
+#   cluster-latency, cluster-forward-latency  three instances, the latency load
+#               (think 200), without and with every socket forwarded
+#                                                            [LAT_ROOMS, LAT_DURATION]
 # --baseline runs the bare WebSocket relay whose source directory WS_BASELINE_DIR
 # names (a cargo project with baseline-server and loadgen binaries; copied to
 # /tmp/ws-baseline) for
@@ -173,6 +176,10 @@ for run in $(seq "$RUNS"); do
                              --rooms "${SAT_ROOMS:-1000}" --think-ms 0 --duration "${SAT_DURATION:-20}" --warmup 5 ;;
       cluster-forward) INSTANCES=3 CLUSTER=1 run_loadgen "$sc" "$run" --forward \
                          --rooms "${SAT_ROOMS:-1000}" --think-ms 0 --duration "${SAT_DURATION:-20}" --warmup 5 ;;
+      cluster-latency) INSTANCES=3 CLUSTER=1 run_loadgen "$sc" "$run" \
+                         --rooms "${LAT_ROOMS:-1000}" --think-ms 200 --duration "${LAT_DURATION:-30}" --warmup 10 ;;
+      cluster-forward-latency) INSTANCES=3 CLUSTER=1 run_loadgen "$sc" "$run" --forward \
+                         --rooms "${LAT_ROOMS:-1000}" --think-ms 200 --duration "${LAT_DURATION:-30}" --warmup 10 ;;
       abuse) DEFAULT_LIMITS=1 run_loadgen abuse "$run" --rooms "${ABUSE_ROOMS:-1000}" --think-ms 200 --misbehave \
                --duration "${ABUSE_DURATION:-600}" --warmup "${ABUSE_WARMUP:-60}" --sample-secs 10 ;;
       *) echo "unknown scenario $sc" >&2; exit 2 ;;

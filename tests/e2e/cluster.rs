@@ -273,12 +273,9 @@ async fn a_write_under_an_epoch_that_is_no_longer_the_leases_is_refused_and_stor
 async fn a_room_whose_owner_is_killed_is_taken_over_by_another_instance_and_its_game_finishes() {
     let url = fresh_postgres_url().await;
     let plain = SqlStore::connect(&url).await.expect("store");
-    let mut a = instance(&url, "http://a.invalid", "2").await;
-    let b = instance(&url, "http://b.invalid", "2").await;
-    let c = instance(&url, "http://c.invalid", "2").await;
-    for (name, s) in [("a", &a), ("b", &b), ("c", &c)] {
-        listening_at(&plain, &format!("http://{name}.invalid"), s).await;
-    }
+    let mut a = instance_at(&url, &plain, "a", "2").await;
+    let b = instance_at(&url, &plain, "b", "2").await;
+    let c = instance_at(&url, &plain, "c", "2").await;
     let (room, mut spectator, seats, tokens) = game_under_way(&a, 40).await;
     assert_eq!(
         lease(&plain, room).await,
@@ -409,14 +406,34 @@ async fn listening_at(store: &SqlStore, placeholder: &str, server: &TestServer) 
     assert_eq!(done.rows_affected(), 1);
 }
 
+/// An instance named `name`, registered at the address it really listens at.
+async fn instance_at(url: &str, plain: &SqlStore, name: &str, lease_secs: &str) -> TestServer {
+    let placeholder = format!("http://{name}.invalid");
+    let s = instance(url, &placeholder, lease_secs).await;
+    listening_at(plain, &placeholder, &s).await;
+    s
+}
+
+/// Instances named `names`, as [`instance_at`].
+async fn instances(
+    url: &str,
+    plain: &SqlStore,
+    names: &[&str],
+    lease_secs: &str,
+) -> Vec<TestServer> {
+    let mut servers = Vec::new();
+    for name in names {
+        servers.push(instance_at(url, plain, name, lease_secs).await);
+    }
+    servers
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seat_connected_through_an_instance_that_does_not_own_the_room_plays_to_the_end() {
     let url = fresh_postgres_url().await;
     let plain = SqlStore::connect(&url).await.expect("store");
-    let a = instance(&url, "http://a.invalid", "9").await;
-    let b = instance(&url, "http://b.invalid", "9").await;
-    listening_at(&plain, "http://a.invalid", &a).await;
-    listening_at(&plain, "http://b.invalid", &b).await;
+    let a = instance_at(&url, &plain, "a", "9").await;
+    let b = instance_at(&url, &plain, "b", "9").await;
     let created = a.create_room(json!({ "players": 3, "vp_target": 5 })).await;
     let room = created.room_id;
     let ann = a.take_seat(room, "ann").await;
@@ -481,10 +498,8 @@ async fn a_seat_connected_through_an_instance_that_does_not_own_the_room_plays_t
 async fn a_room_created_on_one_instance_is_listed_set_up_and_played_through_another() {
     let url = fresh_postgres_url().await;
     let plain = SqlStore::connect(&url).await.expect("store");
-    let a = instance(&url, "http://a.invalid", "9").await;
-    let b = instance(&url, "http://b.invalid", "9").await;
-    listening_at(&plain, "http://a.invalid", &a).await;
-    listening_at(&plain, "http://b.invalid", &b).await;
+    let a = instance_at(&url, &plain, "a", "9").await;
+    let b = instance_at(&url, &plain, "b", "9").await;
     let mine = a.create_room(json!({ "players": 3 })).await;
     // Listed newest first: a later millisecond for the second room.
     tokio::time::sleep(Duration::from_millis(10)).await;
@@ -596,13 +611,7 @@ async fn an_owner_paused_past_its_lease_writes_nothing_more_once_resumed_and_clo
 async fn sixty_rooms_of_bots_on_three_instances_all_finish_when_one_instance_is_killed() {
     let url = fresh_postgres_url().await;
     let plain = SqlStore::connect(&url).await.expect("store");
-    let mut servers = Vec::new();
-    for name in ["a", "b", "c"] {
-        let placeholder = format!("http://{name}.invalid");
-        let s = instance(&url, &placeholder, "2").await;
-        listening_at(&plain, &placeholder, &s).await;
-        servers.push(s);
-    }
+    let mut servers = instances(&url, &plain, &["a", "b", "c"], "2").await;
     // 20 rooms of four random bots on each instance (random play to 15 points makes
     // games of thousands of actions).
     let mut rooms = Vec::new();
@@ -766,13 +775,7 @@ async fn keep_playing(
 async fn a_rolling_restart_of_three_instances_costs_each_seat_at_most_one_reconnect_per_restart() {
     let url = fresh_postgres_url().await;
     let plain = SqlStore::connect(&url).await.expect("store");
-    let mut servers = Vec::new();
-    for name in ["a", "b", "c"] {
-        let placeholder = format!("http://{name}.invalid");
-        let s = instance(&url, &placeholder, "3").await;
-        listening_at(&plain, &placeholder, &s).await;
-        servers.push(s);
-    }
+    let mut servers = instances(&url, &plain, &["a", "b", "c"], "3").await;
     let live = Arc::new(std::sync::Mutex::new(
         servers.iter().map(|s| s.addr).collect::<Vec<_>>(),
     ));
@@ -805,9 +808,7 @@ async fn a_rolling_restart_of_three_instances_costs_each_seat_at_most_one_reconn
         let (status, took) = servers[i].terminate(Duration::from_secs(20));
         assert!(status.success(), "{name}: {status:?}");
         eprintln!("{name} stopped in {took:?}");
-        let placeholder = format!("http://{name}.invalid");
-        let s = instance(&url, &placeholder, "3").await;
-        listening_at(&plain, &placeholder, &s).await;
+        let s = instance_at(&url, &plain, name, "3").await;
         live.lock().expect("live")[i] = s.addr;
         servers[i] = s;
     }
@@ -848,10 +849,8 @@ async fn the_reference_client_plays_a_whole_game_through_an_instance_that_does_n
     use catan_client::seat::SeatClient;
     let url = fresh_postgres_url().await;
     let plain = SqlStore::connect(&url).await.expect("store");
-    let a = instance(&url, "http://a.invalid", "9").await;
-    let b = instance(&url, "http://b.invalid", "9").await;
-    listening_at(&plain, "http://a.invalid", &a).await;
-    listening_at(&plain, "http://b.invalid", &b).await;
+    let a = instance_at(&url, &plain, "a", "9").await;
+    let b = instance_at(&url, &plain, "b", "9").await;
     // The room lives on A; the person's client knows only B.
     let created = a.create_room(json!({ "players": 3 })).await;
     let room = created.room_id;
