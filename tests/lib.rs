@@ -18,6 +18,12 @@ use uuid::Uuid;
 /// How long a test waits for any one message before failing.
 pub const RECV_TIMEOUT: Duration = Duration::from_secs(20);
 
+/// Tests that load the whole machine take turns: one browser's scenarios (timed
+/// by what the page shows), and clusters of several server processes with many
+/// rooms. Run beside each other on two cores, a spectator page fell behind and was
+/// given a snapshot instead of the events it counts.
+pub static MACHINE_HEAVY: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// A server running in this process on an ephemeral loopback port.
 pub struct TestServer {
     /// Its address.

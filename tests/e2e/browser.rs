@@ -17,9 +17,6 @@ use catan_e2e::TestServer;
 /// engine's view from the admin API (`?view=`).
 const ADMIN_TOKEN: &str = "browser-tests-admin-token";
 
-/// One browser's scenarios at a time.
-static ONE_BROWSER_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
 /// Runs web/tests/ in browser `name` (`CATAN_BROWSERS`), whose binary is `binary`
 /// from Debian package `package`.
 async fn run_browser_tests(name: &str, binary: &str, package: &str) {
@@ -47,7 +44,7 @@ async fn run_browser_tests(name: &str, binary: &str, package: &str) {
         return;
     }
 
-    let _turn = ONE_BROWSER_AT_A_TIME.lock().await;
+    let _turn = catan_e2e::MACHINE_HEAVY.lock().await;
     let server = TestServer::start_with(|c| {
         c.bot_think_ms = 0;
         c.admin_token = Some(ADMIN_TOKEN.into());

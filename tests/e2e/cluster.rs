@@ -356,7 +356,7 @@ async fn a_room_whose_lease_another_instance_took_is_closed_with_4014_and_writes
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_instance_stopped_with_sigterm_hands_its_room_over_without_waiting_for_the_lease() {
+async fn an_instance_stopped_with_sigterm_hands_its_room_over_at_once() {
     let url = fresh_postgres_url().await;
     let plain = SqlStore::connect(&url).await.expect("store");
     // A lease of 30 s: a takeover within a few seconds shows it was let go.
@@ -368,7 +368,9 @@ async fn an_instance_stopped_with_sigterm_hands_its_room_over_without_waiting_fo
     while spectator.recv().await.is_some() {}
     assert_eq!(spectator.closed_with, Some(1001));
     let seats = stopped(seats, tokens).await;
-    let took = until_held(&b, room, Duration::from_secs(15)).await;
+    // Told at once (NOTIFY), B claims the room without waiting for its next round
+    // (every 10 s with this lease).
+    let took = until_held(&b, room, Duration::from_secs(3)).await;
     eprintln!("taken over {took:?} after SIGTERM (lease 30 s, claims every 10 s)");
     assert_eq!(lease(&plain, room).await.map(|l| l.1), Some(2));
     let (_, refused) = finish_on(&b, &b, room, &seats).await;
@@ -609,6 +611,8 @@ async fn an_owner_paused_past_its_lease_writes_nothing_more_once_resumed_and_clo
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sixty_rooms_of_bots_on_three_instances_all_finish_when_one_instance_is_killed() {
+    // Three server processes and many rooms: not beside a browser's scenarios.
+    let _machine = catan_e2e::MACHINE_HEAVY.lock().await;
     let url = fresh_postgres_url().await;
     let plain = SqlStore::connect(&url).await.expect("store");
     let mut servers = instances(&url, &plain, &["a", "b", "c"], "2").await;
@@ -627,11 +631,14 @@ async fn sixty_rooms_of_bots_on_three_instances_all_finish_when_one_instance_is_
         s.start_game(created.room_id, &created.host_token).await;
         rooms.push((created.room_id, i % 3));
     }
-    // A spectator in each of A's rooms keeps the events it was told of.
+    // A spectator in each of A's rooms keeps the events it was told of, and says
+    // when it has seen its game under way (ten events).
     let mut told = Vec::new();
+    let (under_way, mut going) = tokio::sync::mpsc::unbounded_channel();
     for (room, owner) in &rooms {
         if *owner == 0 {
             let mut c = servers[0].connect(*room, None, None).await;
+            let under_way = under_way.clone();
             told.push((
                 *room,
                 tokio::spawn(async move {
@@ -642,13 +649,20 @@ async fn sixty_rooms_of_bots_on_three_instances_all_finish_when_one_instance_is_
                             ServerMessage::GameOver(_) => panic!("a game ended before the kill"),
                             _ => {}
                         }
+                        if seqs.len() == 10 {
+                            let _ = under_way.send(());
+                        }
                     }
                     seqs
                 }),
             ));
         }
     }
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    for _ in 0..told.len() {
+        tokio::time::timeout(Duration::from_secs(60), going.recv())
+            .await
+            .expect("every game of A under way");
+    }
     servers[0].kill();
     let killed = Instant::now();
     // Every one of A's rooms runs again on B or C within the lease (2 s) + 5 s.
@@ -773,6 +787,8 @@ async fn keep_playing(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rolling_restart_of_three_instances_costs_each_seat_at_most_one_reconnect_per_restart() {
+    // Three server processes and many rooms: not beside a browser's scenarios.
+    let _machine = catan_e2e::MACHINE_HEAVY.lock().await;
     let url = fresh_postgres_url().await;
     let plain = SqlStore::connect(&url).await.expect("store");
     let mut servers = instances(&url, &plain, &["a", "b", "c"], "3").await;

@@ -290,7 +290,10 @@ pub async fn run_with(
         .map_err(std::io::Error::other)?;
     let cluster = fence
         .zip(config.cluster_address.clone())
-        .map(|(f, address)| Arc::new(cluster::Cluster::new(f, address, store.pool().clone())));
+        .map(|(f, address)| {
+            let pool = store.pool().clone();
+            Arc::new(cluster::Cluster::new(f, address, pool, url.clone()))
+        });
     let state = AppState::new(config, Arc::new(store)).with_cluster(cluster);
     serve(listener, admin, state, shutdown).await
 }

@@ -28,6 +28,8 @@ pub struct Cluster {
     fence: Arc<Fence>,
     address: String,
     pool: AnyPool,
+    /// The database URL, for the connection that listens for released rooms.
+    url: secrecy::SecretString,
     /// The secret the instances share (`cluster_settings`), read at registration:
     /// forwarded requests carry it.
     secret: OnceLock<String>,
@@ -51,14 +53,49 @@ fn room_id(row: &sqlx::any::AnyRow) -> Result<(Uuid, i64), StoreError> {
 
 impl Cluster {
     /// The instance whose leases `fence` holds, reached by the others at `address`,
-    /// on the store's `pool`.
+    /// on the store's `pool` of the database at `url`.
     #[must_use]
-    pub fn new(fence: Arc<Fence>, address: String, pool: AnyPool) -> Cluster {
+    pub fn new(
+        fence: Arc<Fence>,
+        address: String,
+        pool: AnyPool,
+        url: secrecy::SecretString,
+    ) -> Cluster {
         Cluster {
             fence,
             address,
             pool,
+            url,
             secret: OnceLock::new(),
+        }
+    }
+
+    /// Tells every instance (`NOTIFY catan_released`) that leases were let go, so
+    /// that their claimers run at once instead of at their next round.
+    async fn announce_release(&self) {
+        if let Err(e) = sqlx::query("NOTIFY catan_released")
+            .execute(&self.pool)
+            .await
+        {
+            warn!(error = %e, "could not announce released leases");
+        }
+    }
+
+    /// A connection that listens for released leases, when one can be opened (else
+    /// the claimer only runs at its rounds).
+    async fn listen(&self) -> Option<sqlx::postgres::PgListener> {
+        use secrecy::ExposeSecret;
+        let opened = async {
+            let mut l = sqlx::postgres::PgListener::connect(self.url.expose_secret()).await?;
+            l.listen("catan_released").await?;
+            Ok::<_, sqlx::Error>(l)
+        };
+        match opened.await {
+            Ok(l) => Some(l),
+            Err(e) => {
+                warn!(error = %e, "cannot listen for released leases; claiming at rounds only");
+                None
+            }
         }
     }
 
@@ -265,6 +302,7 @@ impl Cluster {
         .bind(epoch)
         .execute(&self.pool)
         .await?;
+        self.announce_release().await;
         Ok(())
     }
 
@@ -283,6 +321,7 @@ impl Cluster {
             .bind(self.fence.owner())
             .execute(&self.pool)
             .await?;
+        self.announce_release().await;
         info!(released, "left the cluster");
         Ok(())
     }
@@ -296,9 +335,17 @@ pub async fn run(cluster: Arc<Cluster>, state: AppState) {
     let mut tick = tokio::time::interval(cluster.beat());
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut renewed_at = tokio::time::Instant::now();
+    let mut released = cluster.listen().await;
     loop {
         tokio::select! {
             _ = tick.tick() => {}
+            // Another instance let leases go (it is shutting down): claim now.
+            n = next_release(&mut released) => {
+                if let Err(e) = n {
+                    warn!(error = %e, "stopped listening for released leases");
+                    released = None;
+                }
+            }
             () = async { drop(shutdown.wait_for(|s| *s).await) } => return,
         }
         // A room closed here (before its start, say) is let go: its lease expires.
@@ -338,6 +385,16 @@ pub async fn run(cluster: Arc<Cluster>, state: AppState) {
             }
             Err(e) => warn!(error = %e, "could not claim expired leases"),
         }
+    }
+}
+
+/// The next notice of released leases; never, without a listening connection.
+async fn next_release(
+    listener: &mut Option<sqlx::postgres::PgListener>,
+) -> Result<(), sqlx::Error> {
+    match listener {
+        Some(l) => l.recv().await.map(drop),
+        None => std::future::pending().await,
     }
 }
 
