@@ -68,24 +68,31 @@ fn last_seq(c: &Client) -> u64 {
         .unwrap_or(0)
 }
 
-/// The two seats' players of a game: each plays randomly until its socket ends.
-type Seats = [tokio::task::JoinHandle<(Client, usize)>; 2];
-
-/// A room on `server` with two people (their tokens, and the tasks playing them) and
-/// two bots, started, and a spectator that has seen `events` broadcasts of it.
-async fn game_under_way(server: &TestServer, events: usize) -> (Uuid, Client, Seats, [String; 2]) {
+/// A room on `server` to `vp_target` with two people (Ann's and Bob's seat tokens)
+/// and two bots, not started: its id, host token and the two tokens.
+async fn two_people_two_bots(server: &TestServer, vp_target: u8) -> (Uuid, String, [String; 2]) {
     let created = server
-        .create_room(json!({ "players": 4, "vp_target": 6 }))
+        .create_room(json!({ "players": 4, "vp_target": vp_target }))
         .await;
     let room = created.room_id;
     let a = server.take_seat(room, "ann").await;
     let b = server.take_seat(room, "bob").await;
     server.add_bot(room, &created.host_token).await;
     server.add_bot(room, &created.host_token).await;
-    let ca = server.connect(room, Some(&a.token), None).await;
-    let cb = server.connect(room, Some(&b.token), None).await;
+    (room, created.host_token, [a.token, b.token])
+}
+
+/// The two seats' players of a game: each plays randomly until its socket ends.
+type Seats = [tokio::task::JoinHandle<(Client, usize)>; 2];
+
+/// A room on `server` with two people (their tokens, and the tasks playing them) and
+/// two bots, started, and a spectator that has seen `events` broadcasts of it.
+async fn game_under_way(server: &TestServer, events: usize) -> (Uuid, Client, Seats, [String; 2]) {
+    let (room, host, tokens) = two_people_two_bots(server, 6).await;
+    let ca = server.connect(room, Some(&tokens[0]), None).await;
+    let cb = server.connect(room, Some(&tokens[1]), None).await;
     let mut spectator = server.connect(room, None, None).await;
-    server.start_game(room, &created.host_token).await;
+    server.start_game(room, &host).await;
     let seats = [
         tokio::spawn(play_randomly(ca, 1)),
         tokio::spawn(play_randomly(cb, 2)),
@@ -98,7 +105,7 @@ async fn game_under_way(server: &TestServer, events: usize) -> (Uuid, Client, Se
             _ => {}
         }
     }
-    (room, spectator, seats, [a.token, b.token])
+    (room, spectator, seats, tokens)
 }
 
 /// Waits for both seats' players to stop (their sockets ended); each seat's token
@@ -801,17 +808,10 @@ async fn a_rolling_restart_of_three_instances_costs_each_seat_at_most_one_reconn
     let mut rooms = Vec::new();
     for i in 0..6u64 {
         let s = &servers[usize::try_from(i % 3).unwrap()];
-        let created = s
-            .create_room(json!({ "players": 4, "vp_target": 15 }))
-            .await;
-        let room = created.room_id;
-        let ann = s.take_seat(room, "ann").await;
-        let bob = s.take_seat(room, "bob").await;
-        s.add_bot(room, &created.host_token).await;
-        s.add_bot(room, &created.host_token).await;
-        s.start_game(room, &created.host_token).await;
+        let (room, host, tokens) = two_people_two_bots(s, 15).await;
+        s.start_game(room, &host).await;
         rooms.push(room);
-        for (k, token) in [ann.token, bob.token].into_iter().enumerate() {
+        for (k, token) in tokens.into_iter().enumerate() {
             let seed = i * 2 + k as u64;
             seats.push(tokio::spawn(keep_playing(live.clone(), room, token, seed)));
         }
