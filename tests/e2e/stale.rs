@@ -116,12 +116,17 @@ async fn race(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_expect_seq_every_refusal_of_racing_seats_is_stale_and_every_game_ends() {
+    // CATAN_STALE_GAMES games each way (default 4); the README's figures are from 20.
+    let games = std::env::var("CATAN_STALE_GAMES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(4);
     let server = TestServer::start().await;
-    let (without, taken_without) = race(&server, 4, false).await;
-    let (with, taken_with) = race(&server, 4, true).await;
+    let (without, taken_without) = race(&server, games, false).await;
+    let (with, taken_with) = race(&server, games, true).await;
     eprintln!(
-        "without expect_seq: {taken_without} actions taken, refusals {without:?}; \
-         with: {taken_with} taken, refusals {with:?}"
+        "{games} games each way; without expect_seq: {taken_without} actions taken, \
+         refusals {without:?}; with: {taken_with} taken, refusals {with:?}"
     );
     let rules: usize = without.values().sum();
     assert!(
