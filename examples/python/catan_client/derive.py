@@ -103,10 +103,12 @@ class Checked:
     time_outs: int = 0
     discards: int = 0
     words: int = 0
+    # Time-outs re-derived by the phase they ended: setup, pre_roll, discard, move_robber...
+    time_out_phases: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, int]:
         """For printing."""
-        return dict(self.__dict__)
+        return dict(self.__dict__, time_out_phases=dict(self.time_out_phases))
 
 
 @dataclass
@@ -228,6 +230,7 @@ class Verifier:
         seat = _first(events, "timed_out")["seat"]
         name = phase["name"]
         self.checked.time_outs += 1
+        self.checked.time_out_phases[name] = self.checked.time_out_phases.get(name, 0) + 1
         if name == "setup" and phase["settlement"] is None:
             spots = self.board.distance_ok(set(st.buildings))
             _expect("time-out settlement", spots[self.rng.uniform(len(spots))], _first(events, "settlement_built")["vertex"])
