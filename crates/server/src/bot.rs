@@ -6,7 +6,8 @@
 //! stand-in for an absent person (`stand_in`) is the same bot on a connection the
 //! room attached for it, without the seat's token.
 //!
-//! A `hard` bot searches for up to its budget per decision: that runs on tokio's
+//! A `hard` bot searches its setup placements for up to its budget each (its turns
+//! are the medium bot's, see [`catan_bots::Budget`]): every decision runs on tokio's
 //! blocking threads (`spawn_blocking`), never on the async workers, and at most
 //! `search_threads` searches run at once (a semaphore), so many hard bots queue
 //! for the cores instead of taking them all, and those threads run at idle
