@@ -146,7 +146,7 @@ for (const name of NAMES) {
       console.log(`# ${name}: glance and flow in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     });
 
-    test(`a seat taken over HTTP is played from a link with its token in ${name}`, { timeout: 60000 }, async () => {
+    test(`a seat taken over HTTP is played from a link with its token to the end in ${name}`, { timeout: 180000 }, async () => {
       await adoptSeatFromAddress(browser, base, out);
     });
 

@@ -5,7 +5,7 @@
 // the view kept from events with a fresh snapshot and to explain a stuck game.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, copyFileSync } from 'node:fs';
+import { mkdirSync, copyFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const RES = ['lumber', 'brick', 'wool', 'grain', 'ore'];
@@ -485,18 +485,26 @@ async function rematchTakesTheSameSeat(tab, base, roomId) {
  * until its bots finish; nothing scrolls sideways.
  */
 /**
- * The README's first game by hand: a seat taken with curl (here fetch) is played in
- * the browser by opening `/?room=ID#token=TOKEN`; the token leaves the address bar
- * and stays the page's after a reload.
+ * The README's first game by hand, start to end: the README's calls (here fetch;
+ * the same requests, a lower points target so that the game is short) make a room
+ * of four, take a seat, add three bots and start; the seat is played in the browser
+ * by opening `/?room=ID#token=TOKEN`; the token leaves the address bar and stays
+ * the page's after a reload; the person plays on through the page to the end.
  */
 export async function adoptSeatFromAddress(browser, base, out) {
   mkdirSync(out, { recursive: true });
+  // The README still names these calls and this address.
+  const readme = readFileSync(path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'README.md'), 'utf8');
+  for (const said of ["curl -s -X POST localhost:8080/api/rooms -d '{\"players\":4}'", 'localhost:8080/api/rooms/$ID/seats -d \'{"name":"me"}\'',
+    'localhost:8080/api/rooms/$ID/bots -d \'{}\'', 'localhost:8080/api/rooms/$ID/start', 'http://localhost:8080/?room=$ID#token=$TOKEN']) {
+    assert.ok(readme.includes(said), `the README's first game names ${said}`);
+  }
   const post = (p, body, token) => fetch(`${base}${p}`, {
     method: 'POST', body: JSON.stringify(body), headers: token ? { Authorization: `Bearer ${token}` } : {},
   }).then((r) => r.json());
-  const { room_id: id, host_token: host } = await post('/api/rooms', { players: 3, vp_target: 3 });
+  const { room_id: id, host_token: host } = await post('/api/rooms', { players: 4, vp_target: 3 });
   const { token } = await post(`/api/rooms/${id}/seats`, { name: 'me' });
-  for (let i = 0; i < 2; i++) await post(`/api/rooms/${id}/bots`, {}, host);
+  for (let i = 0; i < 3; i++) await post(`/api/rooms/${id}/bots`, {}, host);
   await post(`/api/rooms/${id}/start`, {}, host);
   const tab = await browser.newTab({ width: 1366, height: 768 });
   await tab.goto(`${base}/?room=${id}&lang=en#token=${token}`);
@@ -505,6 +513,18 @@ export async function adoptSeatFromAddress(browser, base, out) {
   await tab.reload();
   await tab.waitFor('#actions');
   await tab.screenshot(path.join(out, 'adopted-seat.png'));
+  assert.equal(await tab.count('#players [data-you]'), 1, 'seated as the token\'s seat');
+  const memo = newMemo();
+  const watch = progressWatch(tab, out);
+  for (let i = 0; i < 20000; i++) {
+    const p = await look(tab);
+    const did = await step(tab, memo, p);
+    if (did === 'over') break;
+    await watch(p, did);
+  }
+  await tab.waitFor('#game-over', 30000);
+  assert.equal(await tab.count('#points-by-source tr[data-source="total"] td'), 4);
+  assert.ok(memo.spots >= 4, 'the person placed the setup pieces through the page');
   assert.deepEqual(tab.errors, [], 'no errors in the page');
   await tab.close();
 }
