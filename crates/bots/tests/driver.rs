@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use catan_bots::{BotKind, SeatDriver, Strategy};
 use catan_engine::{Action, Actor, Event, Game, GameOptions, GameView, Seat};
 use catan_protocol::{
-    ClientMessage, PROTOCOL_VERSION, RoomInfo, RoomOptions, RoomStatus, ServerMessage, Snapshot,
+    ClientMessage, RoomInfo, RoomOptions, RoomStatus, ServerMessage, Snapshot, PROTOCOL_VERSION,
 };
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -36,15 +36,18 @@ fn snapshot(game: &Game, seat: Seat, seq: u64) -> ServerMessage {
     }))
 }
 
-/// What a game behind seat drivers gave: the trades completed, the refusals, and
-/// the events each seat received.
+/// What a game behind seat drivers gave: the trades completed, the refusals, the
+/// snapshots asked for (`sync`), and the events each seat received.
 struct Played {
     trades: usize,
     refused: u64,
+    syncs: u64,
     received: Vec<Vec<Event>>,
 }
 
 /// Plays game `seed` to its end, `bots[s]` playing seat `s` behind its own driver.
+/// Panics if a driver sends `sync` other than as its first message after a refusal
+/// of its own.
 fn play(seed: u64, bots: &mut [Box<dyn Strategy + Send>]) -> Played {
     let mut game = Game::new(GameOptions::default(), seed).unwrap();
     let seats: Vec<Seat> = game.seats().collect();
@@ -56,12 +59,16 @@ fn play(seed: u64, bots: &mut [Box<dyn Strategy + Send>]) -> Played {
         d.observe(&snapshot(&game, s, seq));
     }
     let mut trades = 0;
+    let mut syncs = 0;
+    // Whether the seat's last answer was a refusal and it has sent nothing since.
+    let mut just_refused = vec![false; seats.len()];
     for _ in 0..50_000 {
         if game.is_over() {
             let refused = drivers.iter().map(|d| d.counts().1).sum();
             return Played {
                 trades,
                 refused,
+                syncs,
                 received,
             };
         }
@@ -73,8 +80,14 @@ fn play(seed: u64, bots: &mut [Box<dyn Strategy + Send>]) -> Played {
             panic!("seed {seed}: nobody acts; an offer waits on itself?");
         };
         let seat = seats[i];
+        let after_refusal = std::mem::take(&mut just_refused[i]);
         let (request_id, action) = match msg {
             ClientMessage::Sync => {
+                assert!(
+                    after_refusal,
+                    "seed {seed}: seat {i} asked for a snapshot, not right after a refusal"
+                );
+                syncs += 1;
                 drivers[i].observe(&snapshot(&game, seat, seq));
                 continue;
             }
@@ -103,12 +116,15 @@ fn play(seed: u64, bots: &mut [Box<dyn Strategy + Send>]) -> Played {
                     });
                 }
             }
-            Err(e) => drivers[i].observe(&ServerMessage::Rejected {
-                request_id,
-                code: e.code().to_owned(),
-                message: e.to_string(),
-                seq: None,
-            }),
+            Err(e) => {
+                just_refused[i] = true;
+                drivers[i].observe(&ServerMessage::Rejected {
+                    request_id,
+                    code: e.code().to_owned(),
+                    message: e.to_string(),
+                    seq: None,
+                });
+            }
         }
     }
     panic!("seed {seed}: not over after 50,000 messages");
@@ -126,6 +142,75 @@ fn four_medium_bots_behind_seat_drivers_finish_their_games_with_player_trades() 
         trades += played.trades;
     }
     assert!(trades >= 4, "only {trades} player trades in 4 games");
+}
+
+/// A medium bot that, every `every`th decision, sends an action the rules refuse.
+struct Blunderer {
+    inner: Box<dyn Strategy + Send>,
+    every: u32,
+    decisions: u32,
+}
+
+impl Strategy for Blunderer {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+
+    fn choose(&mut self, view: &GameView, legal: &[Action], rng: &mut dyn RngCore) -> Action {
+        self.decisions += 1;
+        if self.decisions % self.every != 0 {
+            return self.inner.choose(view, legal, rng);
+        }
+        // Rolling is legal only before the roll, when ending the turn is not.
+        if legal.contains(&Action::RollDice) {
+            Action::EndTurn
+        } else {
+            Action::RollDice
+        }
+    }
+
+    fn observe(&mut self, event: &Event) {
+        self.inner.observe(event);
+    }
+}
+
+#[test]
+fn seat_drivers_ask_for_a_snapshot_only_right_after_a_refusal() {
+    // `play` fails on a `sync` that is not a driver's first message after a refusal
+    // of its own; here the counts too: no refusal, no sync (the events keep the view
+    // current), and one sync for each refusal.
+    for seed in 0..4 {
+        let mut bots: Vec<Box<dyn Strategy + Send>> = (0..4)
+            .map(|_| catan_bots::strategy(BotKind::Medium))
+            .collect();
+        let played = play(seed, &mut bots);
+        assert_eq!(
+            (played.refused, played.syncs),
+            (0, 0),
+            "seed {seed}: refusals and syncs"
+        );
+    }
+    for seed in 10..12 {
+        let mut bots: Vec<Box<dyn Strategy + Send>> = (0..4)
+            .map(|_| {
+                Box::new(Blunderer {
+                    inner: catan_bots::strategy(BotKind::Medium),
+                    every: 7,
+                    decisions: 0,
+                }) as Box<dyn Strategy + Send>
+            })
+            .collect();
+        let played = play(seed, &mut bots);
+        assert!(
+            played.refused > 10,
+            "seed {seed}: {} refusals",
+            played.refused
+        );
+        assert_eq!(
+            played.syncs, played.refused,
+            "seed {seed}: one sync per refusal"
+        );
+    }
 }
 
 /// A medium bot that keeps every event it observes.
