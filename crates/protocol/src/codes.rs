@@ -405,6 +405,116 @@ mod tests {
         assert_eq!(lobby.len(), LobbyError::all().len());
     }
 
+    /// Checks that `$all` lists every variant of `$ty` once: the `match` over the
+    /// patterns has no `_` arm, so a new variant does not compile until it is added
+    /// to the patterns here, and then the test fails until `$all` lists it too.
+    macro_rules! assert_lists_every_variant {
+        ($ty:ty, $all:expr, [$($variant:pat),+ $(,)?]) => {{
+            fn exhaustive(c: &$ty) {
+                match c {
+                    $($variant)|+ => {}
+                }
+            }
+            let all: Vec<$ty> = $all.to_vec();
+            all.iter().for_each(exhaustive);
+            let mut patterns = 0;
+            $(
+                patterns += 1;
+                let listed = all.iter().filter(|c| matches!(c, $variant)).count();
+                assert_eq!(listed, 1, "{} is listed {listed} times", stringify!($variant));
+            )+
+            assert_eq!(all.len(), patterns, "{} lists a variant twice", stringify!($all));
+        }};
+    }
+
+    #[test]
+    fn error_code_all_lists_every_variant() {
+        assert_lists_every_variant!(
+            ErrorCode,
+            ErrorCode::ALL,
+            [
+                ErrorCode::MalformedJson,
+                ErrorCode::UnknownMessageType,
+                ErrorCode::InvalidMessage,
+                ErrorCode::MessageTooLarge,
+                ErrorCode::RateLimited,
+                ErrorCode::BinaryNotSupported,
+                ErrorCode::InvalidChat,
+                ErrorCode::NotStarted,
+                ErrorCode::Spectator,
+                ErrorCode::InvalidRequestId,
+                ErrorCode::StoreUnavailable,
+                ErrorCode::StaleAction,
+            ]
+        );
+    }
+
+    #[test]
+    fn closing_reason_all_lists_every_variant() {
+        assert_lists_every_variant!(
+            ClosingReason,
+            ClosingReason::ALL,
+            [
+                ClosingReason::ShuttingDown,
+                ClosingReason::RoomClosed,
+                ClosingReason::Kicked,
+                ClosingReason::UnsupportedVersion,
+                ClosingReason::RoomMoved,
+            ]
+        );
+    }
+
+    #[test]
+    fn close_code_all_lists_every_variant() {
+        assert_lists_every_variant!(
+            CloseCode,
+            CloseCode::ALL,
+            [
+                CloseCode::GoingAway,
+                CloseCode::Replaced,
+                CloseCode::RateLimited,
+                CloseCode::TooSlow,
+                CloseCode::RoomClosed,
+                CloseCode::Kicked,
+                CloseCode::UnsupportedVersion,
+                CloseCode::Unresponsive,
+                CloseCode::RoomMoved,
+            ]
+        );
+    }
+
+    #[test]
+    fn lobby_error_all_lists_every_variant() {
+        assert_lists_every_variant!(
+            LobbyError,
+            LobbyError::all(),
+            [
+                LobbyError::RoomNotFound,
+                LobbyError::RoomFull,
+                LobbyError::SeatTaken,
+                LobbyError::NoSuchSeat,
+                LobbyError::InvalidName,
+                LobbyError::InvalidOptions(_),
+                LobbyError::NotHost,
+                LobbyError::InvalidToken,
+                LobbyError::AlreadyStarted,
+                LobbyError::NotFull,
+                LobbyError::SpectatorsNotAllowed,
+                LobbyError::TooManyRooms,
+                LobbyError::BadRequest(_),
+                LobbyError::OriginNotAllowed,
+                LobbyError::ShuttingDown,
+                LobbyError::StoreUnavailable,
+                LobbyError::GameNotFinished,
+                LobbyError::Unauthorized,
+                LobbyError::NotConnected,
+                LobbyError::RateLimited { .. },
+                LobbyError::TooManyConnections,
+                LobbyError::ServerBusy,
+            ]
+        );
+    }
+
     #[test]
     fn close_codes_round_trip_through_their_numbers() {
         for c in CloseCode::ALL {
