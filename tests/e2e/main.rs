@@ -4,6 +4,7 @@ mod admin;
 mod backup;
 mod bad_input;
 mod browser;
+mod catan_bot;
 mod cli;
 mod cluster;
 mod conformance;
