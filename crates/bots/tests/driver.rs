@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use catan_bots::{BotKind, SeatDriver, Strategy};
 use catan_engine::{Action, Actor, Event, Game, GameOptions, GameView, Seat};
 use catan_protocol::{
-    ClientMessage, RoomInfo, RoomOptions, RoomStatus, ServerMessage, Snapshot, PROTOCOL_VERSION,
+    ClientMessage, PROTOCOL_VERSION, RoomInfo, RoomOptions, RoomStatus, ServerMessage, Snapshot,
 };
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
