@@ -98,9 +98,8 @@ mod tests {
 
     #[test]
     fn a_second_lock_on_one_file_is_refused_until_the_first_is_dropped() {
-        let dir = std::env::temp_dir().join(format!("catan-lock-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let url = format!("sqlite://{}/games.db", dir.display());
+        let dir = tempfile::TempDir::new().unwrap();
+        let url = format!("sqlite://{}/games.db", dir.path().display());
         let first = lock(&url).unwrap().expect("a file database is locked");
         let refused = lock(&url).unwrap_err();
         let me = format!("another catan-server (pid {})", std::process::id());
@@ -109,6 +108,5 @@ mod tests {
         assert!(lock("sqlite::memory:").unwrap().is_none());
         drop(first);
         assert!(lock(&url).unwrap().is_some(), "free again once dropped");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
