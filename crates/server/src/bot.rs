@@ -127,11 +127,12 @@ fn drain(driver: &mut SeatDriver, conn: &mut Connected, first: Option<Outbound>)
     loop {
         match next.take() {
             Some(Outbound::Message(msg)) => driver.observe(&msg),
-            // Never sent to an in-process connection; read it all the same.
-            Some(Outbound::Text(text)) => {
-                if let Ok(msg) = serde_json::from_str(&text) {
-                    driver.observe(&msg);
-                }
+            // The room serializes for sockets only: every connection in this process
+            // has a seat (its token's, or the one it stands in for), and each message
+            // to one is typed (`outbox::outbound`, the events, `send_all`); the
+            // spectators' shared text goes to connections without a seat.
+            Some(Outbound::Text(_)) => {
+                unreachable!("the room sent JSON text to an in-process connection")
             }
             None => {}
         }
