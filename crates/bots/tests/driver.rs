@@ -158,7 +158,7 @@ impl Strategy for Blunderer {
 
     fn choose(&mut self, view: &GameView, legal: &[Action], rng: &mut dyn RngCore) -> Action {
         self.decisions += 1;
-        if self.decisions % self.every != 0 {
+        if !self.decisions.is_multiple_of(self.every) {
             return self.inner.choose(view, legal, rng);
         }
         // Rolling is legal only before the roll, when ending the turn is not.
