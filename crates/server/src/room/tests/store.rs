@@ -255,6 +255,110 @@ async fn a_game_without_players_for_the_abandon_time_is_abandoned_and_its_room_c
     assert!(room.info().await.is_err(), "the room is gone");
 }
 
+/// Waits `total`, emptying the connections' queues each (paused-clock) minute so
+/// that none is dropped as too slow while bots play.
+async fn wait_draining(conns: &mut [&mut Connected], total: Duration) {
+    let step = Duration::from_secs(60);
+    let end = Instant::now() + total;
+    while Instant::now() < end {
+        tokio::time::sleep(step.min(end - Instant::now())).await;
+        for c in conns.iter_mut() {
+            while c.rx.try_recv().is_ok() {}
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_game_of_one_person_and_bots_is_abandoned_while_the_bots_and_a_stand_in_play_on() {
+    // The sibling of the test above with bots: only people count. Two bots and a
+    // stand-in for the absent person keep the game moving (and the store writing)
+    // for the whole abandon time, and the game is abandoned all the same; while the
+    // person is connected it is not.
+    let store = Arc::new(Switchable::default());
+    let mut ctx = context(store.clone());
+    let mut config = (*ctx.config).clone();
+    // Slow bots and a target of 20: the game is far from over after hours.
+    config.bot_think_ms = 10_000;
+    let after = Duration::from_secs(config.abandon_after_secs);
+    ctx.config = Arc::new(config);
+    let options = RoomOptions {
+        game: GameOptions {
+            players: 3,
+            vp_target: 20,
+            map: MapKind::Beginner,
+            ..GameOptions::default()
+        },
+        turn_timer_secs: 0,
+        stand_in_secs: 30,
+        stand_in_level: catan_protocol::BotKind::Easy,
+        ..RoomOptions::default()
+    };
+    let room = RoomHandle::spawn(ctx, options, HOST.to_owned());
+    let ann = room.take_seat("ann".into(), None).await.expect("seat");
+    for _ in 0..2 {
+        let bot = catan_protocol::AddBotRequest {
+            seat: None,
+            kind: catan_protocol::BotKind::Easy,
+        };
+        room.add_bot(HOST.into(), bot).await.expect("bot");
+    }
+    let mut person = room.connect_in_process(ann.token).await.expect("connect");
+    let me = person.seat.expect("a seat").index();
+    room.start(HOST.into()).await.expect("start");
+    let mut spectator = room.connect(None, None).await.expect("spectator");
+
+    // The person stays connected (and never acts) for twice the abandon time: the
+    // bots play up to the person's decision, and the game stays.
+    wait_draining(&mut [&mut person, &mut spectator], 2 * after).await;
+    assert!(room.info().await.is_ok(), "the person is connected");
+    assert!(store.abandoned.lock().expect("lock").is_empty());
+
+    // The person leaves: a stand-in takes the seat, and it and the bots play on.
+    room.disconnect(person.conn).await;
+    let left = Instant::now();
+    wait_draining(&mut [&mut spectator], after / 2).await;
+    let halfway = store.actions.lock().expect("lock").len();
+    wait_draining(&mut [&mut spectator], after / 2 - Duration::from_secs(1)).await;
+    let info = room.info().await.expect("not yet abandoned");
+    assert!(
+        info.seats[me].stand_in && !info.seats[me].connected,
+        "{info:?}"
+    );
+    let late = store.actions.lock().expect("lock").len();
+    assert!(
+        late > halfway + 10,
+        "the game went on in the second half hour: {halfway} -> {late} actions"
+    );
+    assert!(store.abandoned.lock().expect("lock").is_empty());
+
+    // An abandon time after the person left, not later, the game is abandoned
+    // (bounded: the bots would otherwise play on on the paused clock for ever).
+    let mut last = None;
+    let closed = tokio::time::timeout(Duration::from_secs(2), async {
+        while let Some(m) = spectator.rx.recv().await {
+            last = Some(m);
+        }
+    })
+    .await;
+    assert!(
+        closed.is_ok(),
+        "the room was still open {:?} after the person left, with {} actions stored",
+        left.elapsed(),
+        store.actions.lock().expect("lock").len()
+    );
+    let closed_after = left.elapsed();
+    assert!(
+        closed_after >= after && closed_after < after + Duration::from_secs(1),
+        "closed {closed_after:?} after the person left"
+    );
+    let Some(Outbound::Text(t)) = last else {
+        panic!("the spectator was told: {last:?}")
+    };
+    assert!(t.contains("room_closed") && t.contains("abandoned"), "{t}");
+    assert_eq!(*store.abandoned.lock().expect("lock"), vec![room.id]);
+    assert!(room.info().await.is_err(), "the room is gone");
+}
+
 #[tokio::test(start_paused = true)]
 async fn an_action_stored_after_its_refusal_is_taken_in_when_the_log_says_so() {
     // The bound on store calls (point 2) has a cost: a write can be stored after
