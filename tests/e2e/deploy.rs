@@ -575,8 +575,10 @@ fn metric_names(expr: &str) -> BTreeSet<String> {
     names
 }
 
+/// Both ways: the dashboard charts only families `/metrics` exports, and every
+/// `catan_` family it exports; its panels use the provisioned data source.
 #[tokio::test]
-async fn the_monitoring_profile_scrapes_the_admin_listener_and_charts_only_exported_metrics() {
+async fn the_monitoring_profile_scrapes_the_admin_listener_and_charts_all_exported_metrics() {
     let c = compose();
     let root = repo_root();
     // Prometheus and Grafana are optional: only under the `monitoring` profile.
@@ -681,6 +683,71 @@ async fn the_monitoring_profile_scrapes_the_admin_listener_and_charts_only_expor
             }),
             "the dashboard charts {name}, which /metrics does not export:\n{exported}"
         );
+    }
+    // And the other way: every family the server exports is charted by a panel.
+    let families: BTreeSet<&str> = exported
+        .lines()
+        .filter_map(|l| l.strip_prefix("# TYPE "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| name.starts_with("catan_"))
+        .collect();
+    assert!(
+        families.len() >= 6,
+        "/metrics declares the server's families:\n{exported}"
+    );
+    for family in &families {
+        let charted_here = charted.iter().any(|name| {
+            name == family
+                || ["_total", "_bucket", "_count", "_sum"]
+                    .iter()
+                    .any(|suffix| name.strip_suffix(suffix) == Some(family))
+        });
+        assert!(
+            charted_here,
+            "/metrics exports {family}, which no panel of the dashboard charts: {charted:?}"
+        );
+    }
+
+    // The panels and their queries use the data source Grafana is provisioned with.
+    let provisioned: Value = serde_norway::from_str(
+        &std::fs::read_to_string(
+            root.join("deploy/grafana/provisioning/datasources/prometheus.yml"),
+        )
+        .expect("the provisioned data source"),
+    )
+    .expect("the data source file parses");
+    let sources = provisioned["datasources"]
+        .as_sequence()
+        .expect("datasources");
+    let prometheus = sources
+        .iter()
+        .find(|d| d["type"].as_str() == Some("prometheus"))
+        .expect("a Prometheus data source");
+    let uid = prometheus["uid"]
+        .as_str()
+        .expect("the data source has a uid");
+    assert_eq!(
+        prometheus["url"].as_str(),
+        Some("http://prometheus:9090"),
+        "the data source is the compose file's Prometheus"
+    );
+    for panel in dashboard["panels"].as_array().expect("panels") {
+        let title = panel["title"].as_str().unwrap_or("?");
+        let mut used = vec![&panel["datasource"]];
+        used.extend(
+            panel["targets"]
+                .as_array()
+                .expect("targets")
+                .iter()
+                .map(|t| &t["datasource"]),
+        );
+        for d in used {
+            assert_eq!(
+                (d["type"].as_str(), d["uid"].as_str()),
+                (Some("prometheus"), Some(uid)),
+                "panel {title:?} uses the provisioned data source {uid}"
+            );
+        }
     }
 }
 
