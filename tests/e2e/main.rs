@@ -9,6 +9,7 @@ mod cli;
 mod cluster;
 mod conformance;
 mod deploy;
+mod docs;
 mod faults;
 mod game;
 mod history;
