@@ -55,7 +55,7 @@ function terrainDefs(svg) {
 }
 
 /**
- * The tiles a roll of `sum` produces from (R-6.1, R-6.3): the tiles of that number,
+ * The tiles a roll of `sum` produces from (R-6.1): the tiles of that number,
  * not under the robber, with a building at a corner. For the glow after a roll.
  * @param {GameView} view @param {number} sum
  * @returns {Set<number>}

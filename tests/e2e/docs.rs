@@ -50,7 +50,7 @@ fn citing_files(root: &Path) -> Vec<PathBuf> {
     files_under(&root.join("crates"), ".rs", true, &mut files);
     files_under(&root.join("tests"), ".rs", true, &mut files);
     files_under(&root.join("web"), ".js", false, &mut files);
-    // This file's examples and known cases are not citations.
+    // This file's examples are not citations.
     files.retain(|f| !f.ends_with("tests/e2e/docs.rs"));
     files.sort();
     files
@@ -112,17 +112,6 @@ fn defined_rules(rules: &str) -> BTreeSet<String> {
     defined
 }
 
-/// Citations of ids RULES.md does not define that are known and reported, to be
-/// fixed in the files named (remove an entry with its fix: an entry that no longer
-/// occurs fails the test).
-const KNOWN_UNDEFINED: [(&str, &str); 3] = [
-    // "(R-6.1, R-6.3)": R-6 has two rules; the building at a corner is R-6.1's.
-    ("web/board.js", "R-6.3"),
-    // "R-15": meant is protocol.md 15 (Hidden information), not a rule.
-    ("crates/server/src/room/state/outbox.rs", "R-15"),
-    ("tests/e2e/reconnect.rs", "R-15"),
-];
-
 fn relative(root: &Path, path: &Path) -> String {
     path.strip_prefix(root)
         .expect("inside the repository")
@@ -141,7 +130,6 @@ fn every_rule_id_cited_is_defined_in_rules_md() {
         "RULES.md's ids as parsed: {defined:?}"
     );
     let mut undefined = Vec::new();
-    let mut known_seen = BTreeSet::new();
     let mut cited = BTreeMap::<String, usize>::new();
     let files = citing_files(&root);
     assert!(files.len() > 100, "the sources were found: {}", files.len());
@@ -153,11 +141,7 @@ fn every_rule_id_cited_is_defined_in_rules_md() {
             if defined.contains(&id) {
                 continue;
             }
-            if KNOWN_UNDEFINED.contains(&(name.as_str(), id.as_str())) {
-                known_seen.insert((name.clone(), id));
-            } else {
-                undefined.push(format!("{name}:{line}: {id}"));
-            }
+            undefined.push(format!("{name}:{line}: {id}"));
         }
     }
     assert!(cited.len() >= 40, "the citations were found: {cited:?}");
@@ -166,12 +150,6 @@ fn every_rule_id_cited_is_defined_in_rules_md() {
         "rule ids cited but not defined in docs/RULES.md:\n{}",
         undefined.join("\n")
     );
-    for (file, id) in KNOWN_UNDEFINED {
-        assert!(
-            known_seen.contains(&(file.to_owned(), id.to_owned())),
-            "{file} no longer cites {id}: take it out of KNOWN_UNDEFINED"
-        );
-    }
 }
 
 #[test]

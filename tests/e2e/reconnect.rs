@@ -118,7 +118,7 @@ async fn a_reconnect_from_too_far_back_gets_a_fresh_snapshot() {
 /// The history of a client that connected without `last_seq` (a reloaded page):
 /// `history` gives every `events` broadcast of the game as this seat received it
 /// live, from the first placement, however small the reconnect backlog, and the chat
-/// kept; a spectator's is redacted as spectators' broadcasts were (R-15 in
+/// kept; a spectator's is redacted as spectators' broadcasts were (see
 /// protocol.md 15: nobody else's stolen card or bought development card).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seat_connecting_without_last_seq_gets_its_whole_visible_history() {

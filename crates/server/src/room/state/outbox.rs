@@ -199,7 +199,7 @@ impl Room {
 
     /// What `seat` (or a spectator) may see of the room's past, as of now: the
     /// events of every action, rebuilt by replaying the game's log from its start and
-    /// redacted for `seat` as their broadcasts were (R-15: hands, dev cards and the
+    /// redacted for `seat` as their broadcasts were (protocol.md 15: hands, dev cards and the
     /// deck stay hidden), and the last [`CHAT_KEPT`] chat lines.
     pub(super) fn history(&self, seat: Option<Seat>) -> History {
         let mut actions = Vec::new();
