@@ -269,7 +269,10 @@ where
         match verdict {
             Verdict::Forward(msg) => {
                 if !room.client_message(conn.conn, msg).await {
-                    break Some(CloseCode::RoomClosed);
+                    // The room ended while this message was on its way: close with the
+                    // code it ended this connection with (4014 when it moved to
+                    // another instance, so that the client reconnects), not 4010.
+                    break Some(conn.shared.close_code().unwrap_or(CloseCode::RoomClosed));
                 }
             }
             Verdict::Reply(m) => {
