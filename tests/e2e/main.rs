@@ -3,6 +3,7 @@
 mod admin;
 mod backup;
 mod bad_input;
+mod bot_trades;
 mod browser;
 mod catan_bot;
 mod cli;
