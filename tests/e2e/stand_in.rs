@@ -161,3 +161,133 @@ async fn a_game_without_a_turn_timer_whose_person_never_comes_reaches_its_end() 
     assert_eq!(stand_in(&m), Some((absent, false)));
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hard_stand_in_searches_the_absent_persons_placements_and_the_person_takes_over_on_return()
+ {
+    // A hard bot searches each setup placement with whole-game playouts on
+    // the server's wall clock, `bot_search_ms` per decision, and stops once the
+    // next draw would end past it: a searched placement takes at least half of it
+    // (the last draw is part of the time spent). The medium and easy levels place
+    // at once. That is what tells the hard stand-in apart on the wire.
+    const SEARCH: Duration = Duration::from_millis(400);
+    let server = TestServer::start_with(|c| {
+        c.bot_search_ms = u64::try_from(SEARCH.as_millis()).expect("ms");
+        c.bot_search_threads = 1;
+    })
+    .await;
+    let created = server
+        .create_room(json!({
+            "players": 3, "map": "beginner", "turn_timer_secs": 0,
+            "stand_in_secs": 1, "stand_in_level": "hard"
+        }))
+        .await;
+    assert_eq!(
+        created.room.options.stand_in_level,
+        catan_protocol::BotKind::Hard
+    );
+    let room = created.room_id;
+    let ann = server.take_seat(room, "ann").await;
+    let me = ann.seat;
+    for _ in 0..2 {
+        server
+            .add_bot_of_kind(room, &created.host_token, Some("medium"))
+            .await;
+    }
+    let person = server.connect(room, Some(&ann.token), None).await;
+    let mut spectator = server.connect(room, None, None).await;
+    server.start_game(room, &created.host_token).await;
+
+    // The person's first placement comes (the bots before it place at once), and
+    // the person's socket closes.
+    let person = crate::admin::until_only_this_client_may_act(person).await;
+    drop(person);
+    let left = Instant::now();
+    let m = spectator.recv_until(|m| stand_in(m).is_some()).await;
+    assert_eq!(stand_in(&m), Some((me, true)));
+    let standing_in = Instant::now();
+    let waited = standing_in - left;
+    assert!(
+        waited >= Duration::from_secs(1) && waited < Duration::from_secs(10),
+        "the stand-in came after {waited:?}"
+    );
+    // The hard stand-in places the settlement after searching it.
+    let is_settlement = |m: &ServerMessage| {
+        matches!(m, ServerMessage::Events { events, .. } if events.iter().any(|e|
+            matches!(e, Event::SettlementBuilt { seat, .. } if *seat == me)))
+    };
+    spectator.recv_until(is_settlement).await;
+    let searched = standing_in.elapsed();
+    assert!(
+        searched >= SEARCH / 2,
+        "the stand-in placed after {searched:?}: no search of {SEARCH:?}, not the hard level"
+    );
+    eprintln!("stand-in after {waited:?}, its settlement after {searched:?} more");
+    // The game moves on: another seat places after the stand-in's turn.
+    spectator
+        .recv_until(|m| {
+            matches!(m, ServerMessage::Events { events, .. } if events.iter().any(|e|
+                matches!(e, Event::SettlementBuilt { seat, .. } if *seat != me)))
+        })
+        .await;
+    let snap = game_snapshot(&mut server.connect(room, None, None).await).await;
+    let seat = &snap.room.seats[usize::from(me.0)];
+    assert!(seat.stand_in && !seat.connected, "{seat:?}");
+    assert_eq!(
+        snap.room.options.stand_in_level,
+        catan_protocol::BotKind::Hard
+    );
+
+    // The person comes back with the seat's token: the stand-in stops, and the
+    // seat's next action is the person's own.
+    let mut back = server.connect(room, Some(&ann.token), None).await;
+    let snap = game_snapshot(&mut back).await;
+    assert!(!snap.room.seats[usize::from(me.0)].stand_in);
+    let m = spectator.recv_until(|m| stand_in(m).is_some()).await;
+    assert_eq!(stand_in(&m), Some((me, false)));
+    let mut table = Table::new(vec![back, spectator], 7);
+    let acts_since = |c: &Client| {
+        c.received
+            .iter()
+            .filter(|(_, m)| m.seq() > Some(snap.seq) && acted_by(m, me))
+            .map(|(_, m)| m.clone())
+            .next()
+    };
+    table
+        .play_until(400, |t| acts_since(&t.clients[0]).is_some())
+        .await;
+    // The seat's first act since the person's snapshot is the person's own: it is
+    // acknowledged to them.
+    let first = acts_since(&table.clients[0]);
+    assert!(
+        matches!(
+            first,
+            Some(ServerMessage::Events {
+                request_id: Some(_),
+                ..
+            })
+        ),
+        "the seat's first act after the person's return: {first:?}"
+    );
+    assert!(
+        !table.clients[1]
+            .received
+            .iter()
+            .any(|(_, m)| stand_in(m) == Some((me, true)) && m.seq() > Some(snap.seq)),
+        "no stand-in while the person is connected"
+    );
+    server.stop().await;
+}
+
+/// Whether `m` carries an event of an action of `who`'s own (a roll, a discard, a
+/// piece, a card bought or played, a bank trade).
+fn acted_by(m: &ServerMessage, who: Seat) -> bool {
+    built_by(m, who)
+        || matches!(m, ServerMessage::Events { events, .. } if events.iter().any(|e| matches!(e,
+            Event::DiceRolled { seat, .. }
+            | Event::Discarded { seat, .. }
+            | Event::CityBuilt { seat, .. }
+            | Event::DevCardBought { seat, .. }
+            | Event::DevCardPlayed { seat, .. }
+            | Event::MaritimeTraded { seat, .. } if *seat == who)))
+}
