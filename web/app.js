@@ -311,7 +311,8 @@ function onChange(kind, msg) {
   if (kind === 'chat' && msg.text !== '') logLine(...chatLine(msg), msg.seq, true);
   if (kind === 'history') showHistory(msg);
   if (kind === 'events' || kind === 'snapshot') S.flash = '';
-  if (kind === 'closing') showConn(msg.message);
+  // (`kicked` is followed by close code 4011, whose words depend on who kicked.)
+  if (kind === 'closing' && msg.code !== 'kicked') showConn(msg.message);
   renderSoon();
 }
 
@@ -325,10 +326,33 @@ function connect() {
     onStatus: (s, delay) => {
       if (s === 'open') showConn('');
       else if (s === 'retrying') showConn(t('conn.retrying', { s: Math.round(delay / 100) / 10 }));
+      else if (s === 4011 && W().room?.status === 'lobby' && S.session.token) seatTakenBack();
       else showConn(t(CLOSED[s] || 'conn.lost'));
     },
   });
   S.conn.connect();
+}
+
+/**
+ * Close code 4011 before the start: an administrator disconnected the page (the seat
+ * is still its own), or the host took the seat back (protocol.md 4.7), told apart by
+ * the room: a seat taken back is free (or, soon after, someone else's). Taken back:
+ * the page forgets the seat's token, says the host removed the person, and shows the
+ * room (watched, or polled if it has no spectators) with the form to take a seat again.
+ */
+async function seatTakenBack() {
+  /** @type {RoomInfo | null} */
+  const r = await api('GET', `/api/rooms/${S.roomId}`).catch(() => null);
+  const seat = r && S.session.seat !== null && S.session.seat !== undefined ? r.seats[S.session.seat] : null;
+  const occupant = seat?.occupant;
+  const gone = r && r.status === 'lobby' && (!occupant || (S.session.name && occupant.name !== S.session.name));
+  if (!gone) { showConn(t('conn.kicked')); return; }
+  S.session = saveSession(S.roomId, { token: null, seat: null });
+  S.removed = true;
+  S.room = r;
+  showConn('');
+  if (r.options.spectators) connect(); else { S.conn = null; pollRoom(); }
+  render();
 }
 
 // ---------------------------------------------------------------- room page
@@ -436,6 +460,7 @@ function seatControls(r, free) {
   const host = S.session.host_token;
   const side = [];
   if (r.status === 'lobby' && !S.session.token) {
+    if (S.removed) side.push(h('p', { class: 'error', id: 'removed', role: 'alert' }, t('removed_by_host')));
     side.push(h('h3', {}, t('take_seat')),
       h('div', { class: 'row' }, h('input', {
         id: 'join-name', maxlength: 32, placeholder: t('your_name'), 'aria-label': t('your_name'), value: S.form.name,
@@ -448,6 +473,7 @@ function seatControls(r, free) {
           /** @type {TakeSeatResponse} */
           const tk = await api('POST', `/api/rooms/${r.id}/seats`, { name: nm });
           S.session = saveSession(r.id, { token: tk.token, seat: tk.seat, name: nm });
+          S.removed = false;
           connect();
         }),
       }, t('join'))),
@@ -498,7 +524,8 @@ function renderRoomLobby() {
       // The host may take a seat back before the start: a bot, or a person waiting.
       S.session.host_token && r.status === 'lobby' && s.occupant && !(you === s.seat && S.session.token)
         ? h('td', {}, h('button', {
-          class: 'remove-seat', 'data-seat': String(s.seat), 'aria-label': `${t('remove')} ${occupantName(s.occupant)}`,
+          // (An id, so that a redraw gives the focus back to it: focusKey.)
+          class: 'remove-seat', id: `remove-seat-${s.seat}`, 'data-seat': String(s.seat), 'aria-label': `${t('remove')} ${occupantName(s.occupant)}`,
           onclick: () => lobbyCall(() => api('DELETE', `/api/rooms/${r.id}/seats/${s.seat}`, undefined, S.session.host_token)),
         }, t('remove')))
         : h('td', {}))));

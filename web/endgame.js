@@ -5,7 +5,7 @@
 
 import { t, refusal } from './i18n.js';
 import { api } from './kit.js';
-import { h, S, W, who, seatName } from './ui.js';
+import { h, S, W, who, seatName, occupantName } from './ui.js';
 
 /** @typedef {import('./protocol').GameOverInfo} GameOverInfo */
 /** @typedef {import('./protocol').RematchResponse} RematchResponse */
@@ -149,8 +149,9 @@ export function historyList() {
       list.games.map((g) => {
         const won = g.players.find((p) => p.seat === g.winner);
         return h('tr', { 'data-game': g.id },
-          h('td', {}, g.players.map((p) => p.name).join(', ')),
-          h('td', {}, won ? `${won.name} (${won.final_vp})` : t('nobody')),
+          // A built-in bot's default name in the page's language ("機器人 2"), as in the room.
+          h('td', {}, g.players.map((p) => occupantName(p)).join(', ')),
+          h('td', {}, won ? `${occupantName(won)} (${won.final_vp})` : t('nobody')),
           h('td', {}, h('a', { href: `/?replay=${g.id}`, class: 'history-replay' }, t('end.watch_replay'))));
       })));
   }).catch((x) => box.replaceChildren(h('p', { class: 'error' }, refusal(x))));

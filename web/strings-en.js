@@ -108,6 +108,7 @@ export default {
   "watching": "Not joining? You are watching as a spectator.",
   "you_are_seat": "You are seat {n}.",
   "leave_seat": "Leave seat",
+  "removed_by_host": "The host removed you from your seat before the start. You can take a free seat again.",
   "host": "Host",
   "bot_kind": "Kind of bot",
   "add_bot": "Add bot",

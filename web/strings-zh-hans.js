@@ -108,6 +108,7 @@ export default {
   "watching": "不加入？你正在观战。",
   "you_are_seat": "你是座位 {n}。",
   "leave_seat": "离开座位",
+  "removed_by_host": "房主在开局前把你移出了座位。如有空位，你可以重新入座。",
   "host": "房主",
   "bot_kind": "机器人类型",
   "add_bot": "添加机器人",

@@ -57,6 +57,8 @@ export const S = {
   flash: '',
   form: { name: localStorage.getItem('catan.name') || '', chat: '' },
   gameOverDismissed: false,
+  /** The host took this page's seat back before the start (said until it takes one again). */
+  removed: false,
   /** The last piece placed: { kind: 'vertex' | 'edge', id }. */
   lastPiece: /** @type {{ kind: string, id: number } | null} */ (null),
   rolledAt: 0,

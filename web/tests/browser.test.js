@@ -19,6 +19,14 @@
 //   the production of a roll at a glance, reasons on disabled actions, and the log
 //   back after a reload (the server's `history`).
 //
+// - a room set up at a phone's size by keyboard only: the language chosen with the
+//   switcher is remembered (no `?lang=`, a new tab, no English left on the lobby or
+//   the room); the lobby's form with Tab, arrows and Enter; Copy link puts the room's
+//   address on the clipboard; a second person joins from it; the lobby lists the
+//   room by the names of the people in it; the host removes the waiting person, whose
+//   page says so and offers the seat form again; two bots of a level chosen with an
+//   arrow key; the start; every tap target of the lobby and the room at least 44 px;
+//
 // - the layout at a phone's and a laptop's size (overflow, tap targets, sticky status
 //   and actions, what must be visible without scrolling), refusals and reasons;
 // - the whole game is played in each language (`?lang=`): en, zh-Hans, zh-Hant; the
@@ -43,6 +51,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, BROWSERS } from './driver.js';
 import { afterTheGame } from './after-game.js';
+import { setUpARoomByKeyboard } from './lobby.js';
 import { adoptSeatFromAddress, glanceAndFlow, layoutAtBothSizes, playWholeGame, rematchOfTwoPeople, spectateAStandIn, spectateGameWithoutWinner, spectateOnPhone, tradeAmongPeople } from './scenario.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -138,6 +147,12 @@ for (const name of NAMES) {
       const docs = process.env.CATAN_UPDATE_SCREENSHOT && name === 'chromium' ? path.join(ROOT, 'docs', 'screenshots') : null;
       await layoutAtBothSizes(browser, base, out, { lang: name === 'chromium' ? 'zh-Hans' : 'en', docs });
       console.log(`# ${name}: layout checks in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    });
+
+    test(`a room set up at 390x844 by keyboard: the language remembered, the invite link, the lobby's names, a person removed by the host, bots and the start in ${name}`, { timeout: 120000 }, async () => {
+      const t0 = Date.now();
+      await setUpARoomByKeyboard(browser, base, out);
+      console.log(`# ${name}: room set-up in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     });
 
     test(`one click to a game against bots, keyboard placement, production at a glance, reload keeps the log in ${name}`, { timeout: 180000 }, async () => {

@@ -60,23 +60,31 @@ export class Browser {
    * A new tab of the given viewport size. `isolated` opens it in a fresh browser
    * context (own cookies and localStorage), as a second person on another device.
    */
-  async newTab({ width = 1280, height = 900, isolated = false } = {}) {
-    const context = isolated ? await this.browser.createBrowserContext() : this.browser.defaultBrowserContext();
+  async newTab({ width = 1280, height = 900, isolated = false, sameAs = null } = {}) {
+    // `sameAs`: a tab whose context (cookies, localStorage) the new one shares, as a
+    // second tab of the same person on the same device.
+    if (sameAs) isolated = false;
+    const context = sameAs ? sameAs.page.browserContext()
+      : isolated ? await this.browser.createBrowserContext() : this.browser.defaultBrowserContext();
     // Each in its own window, so that every tab is in front: browsers throttle
     // timers and pause animation frames in background tabs.
     const page = await context.newPage({ type: 'window' });
     await page.setViewport({ width, height });
     page.setDefaultTimeout(30000);
-    return new Tab(page, isolated ? context : null);
+    const tab = new Tab(page, isolated ? context : null, this);
+    this.front = tab;
+    return tab;
   }
 
   close() { return this.browser.close(); }
 }
 
 export class Tab {
-  constructor(page, context) {
+  constructor(page, context, owner = null) {
     this.page = page;
     this.context = context;
+    /** The Browser: which of its tabs is in front (the last one opened or brought there). */
+    this.owner = owner;
     /**
      * Keyboard mode: `click`, `tryClick` and `clickNth` reach their element with the
      * Tab key, as a person without a mouse would, and press Enter on it.
@@ -183,25 +191,73 @@ export class Tab {
    * none was reached within `timeout`.
    */
   async press(sel, timeout = 2000) {
+    if (!(await this.tabTo(sel, timeout))) return false;
+    this.keys += 1;
+    await this.page.keyboard.press('Enter');
+    return true;
+  }
+
+  /**
+   * Moves the focus with Tab, or Shift+Tab when the target is above the focus (as a
+   * person would; past the page's end the focus would leave for the browser's own
+   * controls, and headless Firefox then presses nothing with Enter), at most twice
+   * around the page's focusable elements, until an enabled element matching `sel`
+   * has it; false when none was reached within `timeout`. Counts the keys pressed.
+   */
+  async tabTo(sel, timeout = 2000) {
+    await this.toFront();
     const end = Date.now() + timeout;
     const onTarget = (s) => {
       const e = document.activeElement;
-      return !!e && e !== document.body && e.matches(s) && !e.disabled;
+      if (!!e && e !== document.body && e.matches(s) && !e.disabled) return 'here';
+      const target = [...document.querySelectorAll(s)].find((x) => !x.disabled);
+      if (!target || !e || e === document.body) return 'Tab';
+      // eslint-disable-next-line no-bitwise
+      return e.compareDocumentPosition(target) & Node.DOCUMENT_POSITION_PRECEDING ? 'Shift+Tab' : 'Tab';
     };
     try {
       const round = await this.page.evaluate(() => document.querySelectorAll('a[href], button, input, select, textarea, [tabindex]').length);
       for (let i = 0; i <= 2 * round + 2 && Date.now() <= end; i++) {
+        const way = await this.page.evaluate(onTarget, sel);
+        if (way === 'here') return true;
         this.keys += 1;
-        if (await this.page.evaluate(onTarget, sel)) {
-          await this.page.keyboard.press('Enter');
-          return true;
+        if (way === 'Tab') await this.page.keyboard.press('Tab');
+        else {
+          await this.page.keyboard.down('Shift');
+          await this.page.keyboard.press('Tab');
+          await this.page.keyboard.up('Shift');
         }
-        await this.page.keyboard.press('Tab');
       }
     } catch (e) {
       this.lastError = e;
     }
     return false;
+  }
+
+  /**
+   * Brings this tab's window to the front, if another tab of the browser is there:
+   * Firefox moves the focus with Tab in a window behind others, but does not press
+   * its buttons with Enter or Space.
+   */
+  async toFront() {
+    if (!this.owner || this.owner.front === this) return;
+    await this.page.bringToFront();
+    this.owner.front = this;
+  }
+
+  /** Presses `key` (a puppeteer key name: Enter, ArrowDown...) `times` times, counted. */
+  async key(key, times = 1) {
+    await this.toFront();
+    for (let i = 0; i < times; i++) {
+      this.keys += 1;
+      await this.page.keyboard.press(key);
+    }
+  }
+
+  /** Types `text` with the keyboard into the focused element, one key a character. */
+  async type(text) {
+    this.keys += text.length;
+    await this.page.keyboard.type(text);
   }
 
   /** Like `click`, but answers false instead of failing. */

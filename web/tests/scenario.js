@@ -778,7 +778,7 @@ export async function tradeAmongPeople(browser, base, out) {
 }
 
 /** What matters for the layout, measured in one round trip. */
-function measure(tab) {
+export function measure(tab) {
   return tab.evaluate(() => {
     const rect = (sel) => { const e = document.querySelector(sel); if (!e) return null; const r = e.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, width: r.width, height: r.height }; };
     const visible = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';

@@ -15,7 +15,8 @@
 //!   `easy` one ([`Level`]).
 //! - [`SearchBot`]: the `hard` level, information-set Monte Carlo search over
 //!   determinizations of its view with the engine, within a [`Budget`]: whole games
-//!   for its setup placements, short rollouts for its turns.
+//!   for its setup placements and for the places its turns choose (builds, robber,
+//!   a Knight before the roll).
 //! - `board`: what a bot reads off a view (who owns what, pips, spots, harbors).
 //! - `plan`: goals (city, settlement, road, development card), trades toward them,
 //!   discards.

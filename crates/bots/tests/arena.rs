@@ -153,14 +153,12 @@ fn games_of_four_medium_bots_finish_with_player_trades() {
 
 #[test]
 fn every_decision_of_a_hard_bot_is_legal() {
-    // The search with a small iteration cap, so the run is quick and reproducible.
+    // The search with a small playout cap and no clock, so the run is quick and
+    // reproducible.
     let make = |k: BotKind| -> Box<dyn Strategy + Send> {
         match k {
-            // Few whole-game setup playouts: they are slow in a debug build.
-            BotKind::Hard => Box::new(SearchBot::new(Budget {
-                setup_playouts: 8,
-                ..Budget::iterations(24)
-            })),
+            // Few whole-game playouts: they are slow in a debug build.
+            BotKind::Hard => Box::new(SearchBot::new(Budget::playouts(8))),
             k => catan_bots::strategy(k),
         }
     };

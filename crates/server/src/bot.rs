@@ -6,8 +6,9 @@
 //! stand-in for an absent person (`stand_in`) is the same bot on a connection the
 //! room attached for it, without the seat's token.
 //!
-//! A `hard` bot searches its setup placements for up to its budget each (its turns
-//! are the medium bot's, see [`catan_bots::Budget`]): every decision runs on tokio's
+//! A `hard` bot searches its setup placements and the places of its turns (where it
+//! builds, where the robber goes, whether to play a Knight before the roll) for up
+//! to its budget each (see [`catan_bots::Budget`]): every decision runs on tokio's
 //! blocking threads (`spawn_blocking`), never on the async workers, and at most
 //! `search_threads` searches run at once (a semaphore), so many hard bots queue
 //! for the cores instead of taking them all, and those threads run at idle
@@ -64,7 +65,7 @@ fn search_slots(threads: usize) -> Arc<Semaphore> {
 /// Puts the calling blocking thread at idle priority, once (`SCHED_IDLE` on Linux,
 /// which needs no privilege): a search then takes only CPU time that no task
 /// serving connections wants, so hard bots never slow the rooms of people (a
-/// search on a busy machine gets fewer iterations within its budget instead).
+/// search on a busy machine gets fewer playouts within its budget instead).
 /// Elsewhere, or if the system refuses, the thread stays as it is.
 fn idle_priority() {
     thread_local! {

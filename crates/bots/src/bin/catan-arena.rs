@@ -10,10 +10,11 @@
 //! approximation of the binomial over the finished games), and the time its
 //! decisions took (every `choose`: median, 99th percentile and longest, wall clock,
 //! so on a loaded machine a preempted decision shows in the maximum). The hard level
-//! thinks `--hard-ms` per decision (default 200) and at most `--hard-iterations`
-//! for a turn's search (default 0: its turns are the medium bot's) and
-//! `--hard-setup-playouts` whole games per setup settlement (half as many per setup
-//! road); `--hard-ms 0` leaves only those caps, so a run is reproducible.
+//! thinks `--hard-ms` per searched decision (default 200), playing at most
+//! `--hard-turn-playouts` whole games per searched decision of a turn (0: its turns
+//! are the medium bot's) and `--hard-setup-playouts` per setup settlement (half as
+//! many per setup road); `--hard-ms 0` leaves only those caps, so a run is
+//! reproducible.
 //!
 //! `--bots` names one strategy per seat; the lineup rotates one seat per game, so
 //! each entry sits in every seat equally often. Game `i` uses the game seed
@@ -57,7 +58,7 @@ struct Args {
 
 const USAGE: &str = "usage: catan-arena [--games N] [--bots K,K,K[,K]] [--seed S] \
 [--vp-target T] [--turn-limit N] [--beginner] [--threads N] [--json] [--hard-ms MS] \
-[--hard-iterations N] [--hard-setup-playouts N]\n  bot kinds: easy, medium, hard (levels), random (baseline)";
+[--hard-turn-playouts N] [--hard-setup-playouts N]\n  bot kinds: easy, medium, hard (levels), random (baseline)";
 
 fn parse_args() -> Result<Args, String> {
     let mut args = Args {
@@ -90,7 +91,7 @@ fn parse_args() -> Result<Args, String> {
                 let ms: u64 = number(&value()?)?;
                 args.hard.time = (ms > 0).then(|| Duration::from_millis(ms));
             }
-            "--hard-iterations" => args.hard.iterations = number(&value()?)?,
+            "--hard-turn-playouts" => args.hard.turn_playouts = number(&value()?)?,
             "--hard-setup-playouts" => args.hard.setup_playouts = number(&value()?)?,
             "--beginner" => args.beginner = true,
             "--json" => args.json = true,

@@ -14,6 +14,7 @@ mod answer;
 mod dev;
 mod roads;
 mod robber;
+pub(crate) use robber::score as robber_score;
 pub(crate) mod setup;
 #[cfg(test)]
 mod tests;

@@ -30,7 +30,7 @@ fn threat(b: &Board, seat: Seat) -> f32 {
 }
 
 /// Blocking value of `tile` plus stealing value of `victim`.
-pub(super) fn score(b: &Board, tile: TileId, victim: Option<Seat>) -> f32 {
+pub(crate) fn score(b: &Board, tile: TileId, victim: Option<Seat>) -> f32 {
     let me = b.seat();
     let pips = b.tile_pips(tile) as f32;
     let mut value = 0.0;

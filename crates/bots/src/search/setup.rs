@@ -90,7 +90,7 @@ pub(super) fn best(
             let seed = rng.next_u64();
             for (a, sum) in &mut alive {
                 let mut g = game.clone();
-                *sum += playout(&mut g, me, *a, &mut ChaCha8Rng::seed_from_u64(seed), None);
+                *sum += playout(&mut g, me, *a, &mut ChaCha8Rng::seed_from_u64(seed));
             }
             samples += 1;
             spent += alive.len() as u32;

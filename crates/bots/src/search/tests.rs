@@ -53,7 +53,7 @@ fn hidden_changed(game: &Game, me: Seat) -> Game {
 }
 
 fn choice(view: &GameView, legal: &[Action]) -> Action {
-    choice_within(view, legal, Budget::iterations(48))
+    choice_within(view, legal, Budget::playouts(16))
 }
 
 fn choice_within(view: &GameView, legal: &[Action], budget: Budget) -> Action {
@@ -64,7 +64,7 @@ fn choice_within(view: &GameView, legal: &[Action], budget: Budget) -> Action {
 /// Whole-game playouts are slow in a debug build: few of them.
 const SETUP_BUDGET: Budget = Budget {
     setup_playouts: 16,
-    ..Budget::iterations(48)
+    ..Budget::playouts(16)
 };
 
 #[test]
@@ -276,4 +276,87 @@ fn a_card_stolen_from_the_seat_is_in_the_thief_hand_of_every_determinization() {
         }
     });
     assert!(seen > 0, "the game had a steal");
+}
+
+/// A game of medium bots played until `found` accepts the game at a decision of
+/// its current seat (or the game ends: `None`).
+fn medium_until(seed: u64, found: impl Fn(&Game) -> bool) -> Option<Game> {
+    let mut game = Game::new(GameOptions::default(), seed).unwrap();
+    let mut bots: Vec<Box<dyn Strategy + Send>> = (0..4)
+        .map(|_| Box::new(crate::HeuristicBot::at(Level::Medium)) as Box<dyn Strategy + Send>)
+        .collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (mut legal, mut events) = (Vec::new(), Vec::new());
+    while !game.is_over() {
+        if found(&game) {
+            return Some(game);
+        }
+        arena::step(&mut game, &mut bots, &mut rng, &mut legal, &mut events).unwrap();
+    }
+    None
+}
+
+#[test]
+fn the_turn_search_asks_only_where_a_place_is_chosen_with_the_medium_choice_first() {
+    // a robber move is searched among the medium level's best few.
+    let game = medium_until(21, |g| matches!(g.phase(), Phase::MoveRobber { .. })).unwrap();
+    let me = game.current();
+    let view = game.view(Some(me));
+    let legal = game.legal_actions(me);
+    let medium = crate::HeuristicBot::at(Level::Medium).choose(
+        &view,
+        &legal,
+        &mut ChaCha8Rng::seed_from_u64(1),
+    );
+    let c = super::turn::candidates(&view, me, &legal, medium);
+    assert_eq!(c[0], medium);
+    assert!(
+        c.len() >= 2 && c.len() <= super::turn::MAX_CANDIDATES,
+        "{c:?}"
+    );
+    assert!(
+        c.iter()
+            .all(|a| matches!(a, Action::MoveRobber { .. }) && legal.contains(a))
+    );
+    // What to build is the medium level's: a road is searched among roads only, an
+    // end of the turn or a trade step not at all.
+    let game = medium_until(22, |g| {
+        g.phase() == Phase::Main
+            && g.legal_actions(g.current())
+                .iter()
+                .filter(|a| matches!(a, Action::BuildRoad { .. }))
+                .count()
+                >= 2
+    })
+    .unwrap();
+    let me = game.current();
+    let view = game.view(Some(me));
+    let legal = game.legal_actions(me);
+    let road = *legal
+        .iter()
+        .find(|a| matches!(a, Action::BuildRoad { .. }))
+        .unwrap();
+    let c = super::turn::candidates(&view, me, &legal, road);
+    assert_eq!(c[0], road);
+    assert!(c.len() >= 2 && c.iter().all(|a| matches!(a, Action::BuildRoad { .. })));
+    assert_eq!(
+        super::turn::candidates(&view, me, &legal, Action::EndTurn),
+        vec![Action::EndTurn]
+    );
+}
+
+#[test]
+fn a_searched_robber_move_is_legal_and_the_same_when_only_hidden_cards_differ() {
+    // the robber decision is searched with whole games from the view alone.
+    for seed in [31, 32] {
+        let a = medium_until(seed, |g| matches!(g.phase(), Phase::MoveRobber { .. })).unwrap();
+        let me = a.current();
+        let b = hidden_changed(&a, me);
+        let (va, vb) = (a.view(Some(me)), b.view(Some(me)));
+        assert_eq!(va, vb);
+        let legal = a.legal_actions(me);
+        let pick = choice_within(&va, &legal, Budget::playouts(12));
+        assert!(matches!(pick, Action::MoveRobber { .. }) && legal.contains(&pick));
+        assert_eq!(pick, choice_within(&vb, &legal, Budget::playouts(12)));
+    }
 }
