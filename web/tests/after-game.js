@@ -1,10 +1,12 @@
 // After a finished game of bots watched by the room's host: the end screen shows the
-// server's statistics, Rematch opens a new room with the same bots, and the replay
-// viewer steps forward and back (step 0 again after going back to the start).
+// server's statistics (and fits a phone, its controls 44 px), Rematch opens a new
+// room with the same bots, and the replay viewer steps forward and back (step 0
+// again after going back to the start).
 
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { measure } from './scenario.js';
 
 const KINDS = ['easy', 'random', 'medium'];
 
@@ -60,6 +62,15 @@ export async function afterTheGame(browser, base, out, { width, height, lang }) 
   const [scroll, inner] = await tab.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
   assert.ok(scroll <= inner, `no horizontal scrolling (${scroll} > ${inner})`);
   await tab.screenshot(path.join(out, `end-screen-${width}x${height}.png`));
+  // The end screen on a phone (390x844): nothing sideways, every control at least 44 px.
+  if (width !== 390) await tab.page.setViewport({ width: 390, height: 844 });
+  const phone = await measure(tab);
+  assert.ok(phone.scrollWidth <= 390, `the end screen does not overflow a phone (${phone.scrollWidth} px)`);
+  assert.deepEqual(phone.small, [], 'every control of the end screen is at least 44 px on a phone');
+  if (width !== 390) {
+    await tab.screenshot(path.join(out, 'end-screen-390x844.png'));
+    await tab.page.setViewport({ width, height });
+  }
 
   // Rematch: a new room with the same options and bots; the host's page goes there.
   await tab.click('#rematch');

@@ -781,8 +781,10 @@ export async function tradeAmongPeople(browser, base, out) {
 export function measure(tab) {
   return tab.evaluate(() => {
     const rect = (sel) => { const e = document.querySelector(sel); if (!e) return null; const r = e.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, width: r.width, height: r.height }; };
-    const visible = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
-    const small = [...document.querySelectorAll('button, select, input, a, .hl')]
+    // (Not what a closed <details> holds: laid out, but not shown.)
+    const visible = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden'
+      && (!e.checkVisibility || e.checkVisibility());
+    const small = [...document.querySelectorAll('button, select, input, a, summary, .hl')]
       .filter((e) => visible(e) && (!e.closest('svg') || e.classList.contains('hl')))
       .map((e) => ({ e, r: e.getBoundingClientRect() }))
       .filter(({ r }) => r.width < 44 || r.height < 44)
