@@ -146,10 +146,14 @@ function expectedNumbers(v) {
  */
 async function recordToasts(tab) {
   await tab.evaluate(() => {
-    const rec = { toasts: [], events: [], announced: [] };
+    const rec = { toasts: [], texts: [], events: [], announced: [] };
     window.__toastRecord = rec;
     new MutationObserver((changes) => {
-      for (const c of changes) for (const n of c.addedNodes) if (n.classList?.contains('toast')) rec.toasts.push(n.dataset.kind);
+      for (const c of changes) {
+        for (const n of c.addedNodes) {
+          if (n.classList?.contains('toast')) { rec.toasts.push(n.dataset.kind); rec.texts.push([n.dataset.kind, n.textContent]); }
+        }
+      }
     }).observe(document.getElementById('toasts'), { childList: true });
     // What screen readers are given: the lines added to the polite live region.
     new MutationObserver((changes) => {
@@ -175,19 +179,36 @@ async function recordToasts(tab) {
   });
 }
 
-/** What `recordToasts` recorded: toasts shown and toasts due, by kind. */
+/**
+ * What `recordToasts` recorded: toasts shown and toasts due, by kind, and the texts
+ * shown (`[kind, text]`). A robbery of `you` must say in words who took what: each
+ * "robbed" toast names the thief and the resource of its `stolen` event (in the
+ * page's language), in order.
+ */
 async function takeToasts(tab, you) {
   const rec = await tab.evaluate(() => window.__toastRecord);
   const due = { turn: 0, robbed: 0, offer: 0, award: 0 };
+  const robberies = [];
   for (const { ev, lr, la } of rec.events) {
     if (ev.type === 'turn_started' && ev.seat === you) due.turn += 1;
-    if (ev.type === 'stolen' && ev.victim === you) due.robbed += 1;
+    if (ev.type === 'stolen' && ev.victim === you) { due.robbed += 1; robberies.push(ev); }
     if (ev.type === 'offer_made' && ev.offer.from !== you && (ev.offer.to === you || ev.offer.to === null)) due.offer += 1;
     if ((ev.type === 'longest_road' && ev.holder !== lr) || (ev.type === 'largest_army' && ev.holder !== la)) due.award += 1;
   }
   const shownKinds = { turn: 0, robbed: 0, offer: 0, award: 0 };
   for (const k of rec.toasts) if (k in shownKinds) shownKinds[k] += 1;
-  return { due, shown: shownKinds, announced: rec.announced };
+  const robbedTexts = rec.texts.filter(([k]) => k === 'robbed').map(([, text]) => text);
+  const words = await tab.evaluate(async (evs) => {
+    const { t } = await import('/web/i18n.js');
+    const { seatName } = await import('/web/ui.js');
+    return evs.map((ev) => [seatName(ev.thief), ev.resource ? t(`res.${ev.resource}`) : null]);
+  }, robberies);
+  robbedTexts.forEach((text, i) => {
+    const [thief, res] = words[i] || [];
+    assert.ok(res, `the victim's own stolen event names the resource (${JSON.stringify(robberies[i])})`);
+    assert.ok(text.includes(thief) && text.includes(res), `the robbed toast "${text}" names the thief ${thief} and the card taken, ${res}`);
+  });
+  return { due, shown: shownKinds, announced: rec.announced, texts: rec.texts };
 }
 
 function addCounts(into, from) {
@@ -690,6 +711,7 @@ export async function tradeAmongPeople(browser, base, out) {
   }
   await alice.click('#start');
   for (const tab of tabs) await tab.waitFor('#board');
+  for (const tab of tabs) await recordToasts(tab);
 
   // Everyone plays the simple policy (no offers) until alice, in her main phase,
   // holds a card she can give for one that both others hold.
@@ -722,7 +744,18 @@ export async function tradeAmongPeople(browser, base, out) {
     await tab.click(`#trade button[data-step="get-${want}-plus"]`);
   };
 
+  // The offer toasts each page showed, and the one an offer should show.
+  const offerToasts = (tab) => tab.evaluate(() => window.__toastRecord.texts.filter(([k]) => k === 'offer').map(([, x]) => x));
+  const offerWords = (tab, from, giveCards, getCards) => tab.evaluate(async ([n, g, w]) => {
+    const { t, cardsText } = await import('/web/i18n.js');
+    return t('toast.offer', { name: n, give: cardsText(g), get: cardsText(w) });
+  }, [from, giveCards, getCards]);
+  const before0 = await Promise.all(tabs.map(offerToasts));
+  assert.deepEqual(before0, [[], [], []], 'no offers yet');
+  const aliceOffers = await offerWords(bob, 'alice', { [give]: 1 }, { [want]: 1 });
+
   // 1. An offer to bob alone: carol sees it but cannot answer; bob rejects; it closes.
+  // Bob's page tells him with a toast, in words; carol's does not.
   await setOffer(alice);
   await alice.select('#offer-to', '1');
   await alice.click('#send-offer');
@@ -730,6 +763,9 @@ export async function tradeAmongPeople(browser, base, out) {
   await bob.waitFor(`#reject-${one}`);
   await carol.waitFor(`#offers .offer[data-offer="${one}"]`);
   assert.equal(await carol.count(`#accept-${one}, #reject-${one}, #counter-${one}`), 0, 'not addressed to carol');
+  await bob.waitForFunction((x) => window.__toastRecord.texts.some(([k, y]) => k === 'offer' && y === x), aliceOffers, 5000);
+  assert.deepEqual(await offerToasts(bob), [aliceOffers], `bob's toast: ${aliceOffers}`);
+  assert.deepEqual(await offerToasts(carol), [], 'no toast for carol: the offer is not to her');
   assert.match(await bob.text('#prompt'), /offer awaits your answer/);
   await bob.click(`#reject-${one}`);
   for (const tab of tabs) await gone(tab, one);
@@ -740,12 +776,21 @@ export async function tradeAmongPeople(browser, base, out) {
   await alice.click('#send-offer');
   const all = await offerId(alice, /→ everyone/);
   for (const tab of [bob, carol]) await tab.waitFor(`#accept-${all}`);
+  // An offer to everyone is a toast for both others.
+  await carol.waitForFunction((x) => window.__toastRecord.texts.some(([k, y]) => k === 'offer' && y === x), aliceOffers, 5000);
+  assert.deepEqual(await offerToasts(bob), [aliceOffers, aliceOffers], 'bob: a toast for each offer to him');
+  assert.deepEqual(await offerToasts(carol), [aliceOffers], 'carol: a toast for the offer to everyone');
   await bob.click(`#counter-${all}`);
   await bob.waitForFunction((s) => document.querySelector('#trade h3')?.textContent === s, `Counter-offer to #${all}`);
   await bob.click(`#trade button[data-step="get-${give}-plus"]`);
   await bob.click('#send-counter');
   const counter = await offerId(alice, new RegExp(`counter to #${all}\\)`));
   assert.match(await alice.text(`#offers .offer[data-offer="${counter}"]`), new RegExp(`gives 1 ${want}, wants 2 ${give}`));
+  // The counter-offer is to alice: a toast on her page only.
+  const bobCounters = await offerWords(alice, 'bob', { [want]: 1 }, { [give]: 2 });
+  await alice.waitForFunction((x) => window.__toastRecord.texts.some(([k, y]) => k === 'offer' && y === x), bobCounters, 5000);
+  assert.deepEqual(await offerToasts(alice), [bobCounters], `alice's toast: ${bobCounters}`);
+  assert.deepEqual(await offerToasts(carol), [aliceOffers], 'none for carol');
   await carol.waitFor(`#offers .offer[data-offer="${counter}"]`);
   assert.equal(await carol.count(`#accept-${counter}`), 0, 'a counter is for the offerer only');
   await bob.waitFor(`#withdraw-${counter}`);
@@ -770,11 +815,99 @@ export async function tradeAmongPeople(browser, base, out) {
   assert.deepEqual(after[2], moved(moved(before[2], want, -1), give, 1), 'carol the other way round');
   assert.deepEqual(after[1], before[1], 'bob, the other accepter, kept his cards');
   await bob.waitForFunction((s) => document.querySelector('#log').textContent.includes(s), `traded 1 ${give} to carol for 1 ${want}`);
+  // Every toast due was shown (and the robbed ones of the game so far say what was taken).
+  for (const [i, tab] of tabs.entries()) {
+    const r = await takeToasts(tab, i);
+    assert.deepEqual(r.shown, r.due, `${names[i]}: a toast for each turn, robbery, offer to them and award`);
+  }
 
   // The views kept from those events equal fresh snapshots.
   for (const tab of tabs) await reloadAndCompare(tab);
+
+  // 4. A robbery of a person, seen by the robbed person: they play on until one of
+  // them moves the robber to a tile next to both others; on a phone-sized page the
+  // dialog asks whom to rob (its buttons 44 px), the first is robbed, and that
+  // person's page says by whom and which card, the one their hand lost.
+  for (const tab of tabs) await recordToasts(tab);
+  const robbery = await robAPerson(tabs, names, memos, out);
+  for (const [i, tab] of tabs.entries()) {
+    const r = await takeToasts(tab, i);
+    assert.deepEqual(r.shown, r.due, `${names[i]}: a toast for each turn, robbery, offer to them and award`);
+  }
+  console.log(`# ${robbery}`);
   for (const [i, tab] of tabs.entries()) assert.deepEqual(tab.errors, [], `no errors in ${names[i]}'s page`);
   for (const tab of tabs) await tab.close();
+}
+
+/**
+ * Where the page's seat may move the robber now, by tile, with the seats it could
+ * rob there (null when it is not moving the robber).
+ */
+function robberTiles(tab) {
+  return tab.evaluate(() => {
+    const st = window.__catan?.conn?.state;
+    const moves = st && !st.pending ? st.legal.filter((a) => a.type === 'move_robber') : [];
+    if (!moves.length || !document.querySelector('#board .hl[data-tile]')) return null;
+    const tiles = new Map();
+    for (const a of moves) {
+      const v = tiles.get(a.tile) || [];
+      if (a.victim !== null && a.victim !== undefined && !v.includes(a.victim)) v.push(a.victim);
+      tiles.set(a.tile, v);
+    }
+    return [...tiles].map(([tile, victims]) => ({ tile, victims }));
+  }).catch(() => null);
+}
+
+/**
+ * People on `tabs` (seats 0..n) play the simple policy until one of them may move
+ * the robber to a tile where two others could be robbed; that one does so through a
+ * phone-sized page (390x844) and robs the first in the dialog. Checks the dialog's
+ * tap targets and the robbed person's toast (thief and card in words, the card
+ * their hand lost). Returns a line saying what happened.
+ */
+async function robAPerson(tabs, names, memos, out) {
+  const watch = progressWatch(tabs[0], out);
+  const started = Date.now();
+  for (;;) {
+    assert.ok(Date.now() - started < 240000, 'a robber move next to two people came within 4 minutes');
+    const seen = await Promise.all(tabs.map(look));
+    let did = 'wait';
+    for (const [i, tab] of tabs.entries()) {
+      const tiles = seen[i]?.spots ? await robberTiles(tab) : null;
+      const two = tiles?.find((x) => x.victims.length >= 2);
+      if (two) {
+        const victim = two.victims[0];
+        const before = await hand(tabs[victim]);
+        await tab.page.setViewport({ width: 390, height: 844 });
+        await tab.click(`#board .hl[data-tile="${two.tile}"]`);
+        await tab.waitFor('#victim-dialog');
+        const m = await measure(tab);
+        assert.ok(m.scrollWidth <= 390, `the victim dialog does not overflow (${m.scrollWidth} px)`);
+        assert.deepEqual(m.small, [], 'every button of the victim dialog is at least 44 px');
+        assert.equal(await tab.count('#victim-dialog button[id^="victim-"]'), two.victims.length, 'one button a victim');
+        await tab.screenshot(path.join(out, 'victim-dialog-390.png'));
+        await tab.click(`#victim-${victim}`);
+        await tab.page.setViewport({ width: 1280, height: 900 });
+        const total = (hd) => Object.values(hd).reduce((a, b) => a + b, 0);
+        await tabs[victim].waitForFunction((n) => [...document.querySelectorAll('#hand .card[data-resource]')]
+          .reduce((a, e) => a + Number(e.dataset.count), 0) === n, total(before) - 1);
+        const after = await hand(tabs[victim]);
+        const lost = RES.filter((r) => after[r] === before[r] - 1);
+        assert.equal(lost.length, 1, `the victim lost one card: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+        const words = await tabs[victim].evaluate(async ([n, r]) => {
+          const { t } = await import('/web/i18n.js');
+          return t('toast.robbed', { name: n, res: t(`res.${r}`) });
+        }, [names[i], lost[0]]);
+        await tabs[victim].waitForFunction((x) => window.__toastRecord.texts.some(([k, y]) => k === 'robbed' && y === x), words, 5000)
+          .catch(async (e) => { throw new Error(`robbed toasts: ${JSON.stringify(await tabs[victim].evaluate(() => window.__toastRecord.texts))}, expected ${words}`, { cause: e }); });
+        assert.equal(words, `${names[i]} robbed you: ${lost[0]}`, 'in words: who and which card');
+        return `${names[i]} robbed ${names[victim]} of ${lost[0]} after ${((Date.now() - started) / 1000).toFixed(1)} s: "${words}"`;
+      }
+      const d = await step(tab, memos[i], seen[i]);
+      if (d !== 'wait') did = `${names[i]}: ${d}`;
+    }
+    await watch(seen[0], did);
+  }
 }
 
 /** What matters for the layout, measured in one round trip. */
