@@ -1018,7 +1018,8 @@ export async function layoutAtBothSizes(browser, base, out, { lang = 'zh-Hans', 
  * keyboard only (Tab to a spot, Enter; the focus moves on to the road's spots);
  * after a roll the tiles that produced glow and each seat's gains show; every
  * disabled action says why; after a reload the log is back from the first
- * placement (the server's `history`), line for line; the turn timer on the active
+ * placement (the server's `history`), line for line, with a chat line sent from the
+ * page in its place; the turn timer on the active
  * player's row warns in its last 10 s.
  */
 export async function glanceAndFlow(browser, base, out) {
@@ -1104,6 +1105,12 @@ export async function glanceAndFlow(browser, base, out) {
   // Reload at the start of an own turn: the log comes back from the first placement.
   for (let p = await look(tab); !(p && p.on.roll && !p.dialog && !p.spots); p = await look(tab)) await watch(p, await step(tab, memo, p));
   const lines = () => tab.evaluate(() => [...document.querySelectorAll('#log > div')].map((e) => e.textContent));
+  // A chat line sent from the page (typed, Enter) shows in the log, and is back after
+  // the reload with the game's lines (the history's chat), in its place.
+  const said = 'kim: anyone for ore?';
+  await tab.fill('#chat-input', 'anyone for ore?');
+  await tab.page.keyboard.press('Enter');
+  await tab.waitForFunction((x) => [...document.querySelectorAll('#log > div.chat')].some((e) => e.textContent === x), said, 10000);
   const before = await lines();
   // The log follows the newest line (read after the frame that draws it).
   const atEnd = () => tab.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => {
@@ -1116,6 +1123,7 @@ export async function glanceAndFlow(browser, base, out) {
   await tab.waitFor('#board');
   await tab.waitForFunction((n) => document.querySelectorAll('#log > div').length >= n, before.length);
   assert.deepEqual((await lines()).slice(0, before.length), before, 'after a reload the log is back, line for line');
+  assert.equal(await tab.evaluate((x) => [...document.querySelectorAll('#log > div.chat')].filter((e) => e.textContent === x).length, said), 1, 'the chat line is back, once');
   assert.ok(await atEnd(), 'scrolled to its newest line');
   assert.equal(await tab.count('#board [data-last]'), 1, 'and the last piece is still marked');
   await tab.screenshot(path.join(out, 'after-reload.png'));
