@@ -1,24 +1,17 @@
 // Browser tests of the web client in real headless browsers from Debian's packages:
 // Chromium (`chromium`, over the DevTools protocol) and Firefox ESR (`firefox-esr`,
 // over WebDriver BiDi), both driven by puppeteer-core (driver.js); no browser
-// download. The same scenarios (scenario.js) run in each browser:
+// download. The same scenarios (scenario.js, lobby.js, after-game.js) run in each
+// browser:
 //
 // - a person creates a room, takes a seat, adds three bots, starts, and plays a whole
 //   game through the page only; mid-game the page is reloaded and must resume; what
 //   the page shows (every player's points, cards, knights, road length and awards,
-//   the hand, the bank, the ratios) in every state it draws is compared with the
-//   engine's view of the seat as of the same seq (the admin API's `?view=&at_seq=`);
-// - a phone-sized spectator watches a bots' game from the lobby list to its end;
-// - a spectator sees a bots' game end at the turn limit with no winner (R-10.5);
-// - a spectator sees a bot stand in for a person who does not come, until they do;
-// - three people on three pages trade: an offer to one, an offer to all with a
-//   counter-offer, two acceptances and the confirmation with one of them;
-// - two people play a game; one asks for a rematch, the other joins it from the end
-//   screen, in the same seat and not as its host;
-// - one click from the lobby to a game against bots, a setup placement by keyboard,
-//   the production of a roll at a glance, reasons on disabled actions, and the log
-//   back after a reload (the server's `history`).
-//
+//   the hand, the bank, the ratios) after every event broadcast it takes in (drawn
+//   then and there) and every redraw is compared with the engine's view of the seat
+//   as of the same seq (the admin API's `?view=&at_seq=`); while a refresh of the
+//   numbers events do not state is outstanding, all but those; every toast due is
+//   shown, a robbery's naming the thief and the card taken;
 // - a room set up at a phone's size by keyboard only: the language chosen with the
 //   switcher is remembered (no `?lang=`, a new tab, no English left on the lobby or
 //   the room); the lobby's form with Tab, arrows and Enter; Copy link puts the room's
@@ -26,7 +19,23 @@
 //   room by the names of the people in it; the host removes the waiting person, whose
 //   page says so and offers the seat form again; two bots of a level chosen with an
 //   arrow key; the start; every tap target of the lobby and the room at least 44 px;
-//
+// - a phone-sized spectator watches a bots' game from the lobby list to its end (and
+//   the finished room is no longer listed);
+// - a spectator sees a bots' game end at the turn limit with no winner (R-10.5);
+// - a spectator sees a bot stand in for a person who does not come, until they do;
+// - three people on three pages trade: an offer to one (a toast, in words, for that
+//   one only), an offer to all (a toast for both) with a counter-offer (a toast for
+//   the offerer), two acceptances and the confirmation with one of them; then they
+//   play on until one moves the robber next to both others: on a phone-sized page
+//   the dialog asks whom (its buttons 44 px), and the robbed person's toast names
+//   the thief and the card their hand lost;
+// - two people play a game; one asks for a rematch, the other joins it from the end
+//   screen, in the same seat and not as its host;
+// - one click from the lobby to a game against bots, a setup placement by keyboard,
+//   the production of a roll at a glance, reasons on disabled actions, and the log
+//   back after a reload (the server's `history`) with a chat line sent from the page;
+// - after a game: the end screen's statistics (its controls 44 px on a phone), a
+//   rematch, the replay viewer;
 // - the layout at a phone's and a laptop's size (overflow, tap targets, sticky status
 //   and actions, what must be visible without scrolling), refusals and reasons;
 // - the whole game is played in each language (`?lang=`): en, zh-Hans, zh-Hant; the
@@ -138,7 +147,7 @@ for (const name of NAMES) {
         // By keyboard only: the simplified Chinese game in Chromium, Firefox's game.
         const keyboard = (name === 'chromium' && lang === 'zh-Hans') || name === 'firefox';
         const r = await playWholeGame(browser, base, out, { vpTarget: 4, lang, updateScreenshot: update, rematch, admin, keyboard });
-        console.log(`# ${name} ${lang}${keyboard ? ` by keyboard (${r.keys} keys)` : ''}: whole game in ${((Date.now() - t0) / 1000).toFixed(1)} s (${r.turns} own turns, ${r.spots} spots clicked, ${r.offers} offers, ${r.compared} states drawn at ${r.seqs} seqs, each equal to the engine's view then, toasts ${JSON.stringify(r.toasts)})`);
+        console.log(`# ${name} ${lang}${keyboard ? ` by keyboard (${r.keys} keys)` : ''}: whole game in ${((Date.now() - t0) / 1000).toFixed(1)} s (${r.turns} own turns, ${r.spots} spots clicked, ${r.offers} offers, ${r.compared} states drawn at ${r.seqs} seqs (${r.whole} whole, the others but the numbers a refresh brings; after ${r.read} of ${r.events} event broadcasts), each equal to the engine's view then, toasts ${JSON.stringify(r.toasts)})`);
       });
     }
 

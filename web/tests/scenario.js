@@ -73,53 +73,94 @@ async function installReader(tab) {
       const ratios = [...(document.getElementById('ratios')?.textContent.matchAll(/(\d):1/g) || [])].map((m) => Number(m[1]));
       return { players, hand, devs, bank, ratios };
     };
+    // The numbers the events do not state (the kit's DERIVED), left out.
+    window.__maskDerived = (n) => {
+      for (const p of n.players) { p.vp = null; p.road = null; }
+      n.ratios = null;
+      return n;
+    };
   });
 }
 
 /**
- * Starts recording in `tab` every state the page draws, with the `seq` it is
- * current as of: after each redraw (which replaces #app's children; a
- * MutationObserver runs right after it, before any other message is taken in), the
- * numbers it shows, unless a refresh of numbers
- * the events do not state is outstanding (the page then shows them from the next
- * snapshot). `compareDrawnStates` checks them; a reload ends a recording.
+ * Starts recording in `tab` what the page shows after every message the kit takes
+ * in (each `events` broadcast, each snapshot), with the `seq` it is current as of:
+ * the wrapped `receive` draws the page at once (the page would at its next frame;
+ * several messages may arrive within one) and reads the numbers it shows. While a
+ * refresh of the numbers the events do not state is outstanding (points, road
+ * lengths, ratios: the page shows them from the next snapshot, recorded when it
+ * comes), those are left out and the rest is recorded. Every other redraw (which
+ * replaces #app's children; a MutationObserver runs right after it, before any other
+ * message is taken in) is recorded too. `compareDrawnStates` checks them; a reload
+ * ends a recording.
  */
 async function recordStates(tab) {
   await installReader(tab);
   await tab.evaluate(() => {
     const states = [];
     window.__stateRecord = states;
-    new MutationObserver(() => {
+    // Event broadcasts taken in, and how many of them were drawn and read.
+    window.__messagesDrawn = { events: 0, read: 0 };
+    const record = () => {
       const c = window.__catan?.conn;
       const v = c?.state.view;
-      if (!v || !v.me || c.refreshSeq !== null || v.phase.name === 'over' || !document.querySelector('#players tr[data-seat]')) return;
+      if (!v || !v.me || v.phase.name === 'over' || !document.querySelector('#players tr[data-seat]')) return false;
+      // With a refresh outstanding, what the events state (cards, hand, bank,
+      // knights, awards), not the derived numbers (points, road lengths, ratios).
+      const stale = c.refreshSeq !== null;
       const numbers = window.__readNumbers();
+      if (stale) window.__maskDerived(numbers);
       const last = states[states.length - 1];
-      if (last && last.seq === c.state.lastSeq && JSON.stringify(last.numbers) === JSON.stringify(numbers)) return;
-      states.push({ seq: c.state.lastSeq, numbers });
+      if (last && last.seq === c.state.lastSeq && JSON.stringify(last.numbers) === JSON.stringify(numbers)) return true;
+      states.push({ seq: c.state.lastSeq, numbers, stale });
+      return true;
+    };
     // Only a redraw replaces #app's children; a log line or a toast, added as a
     // message arrives, is further down or elsewhere and does not count.
-    }).observe(document.getElementById('app'), { childList: true });
+    new MutationObserver(record).observe(document.getElementById('app'), { childList: true });
+    const proto = Object.getPrototypeOf(window.__catan.conn);
+    const receive = proto.receive;
+    proto.receive = function (msg) {
+      const r = receive.call(this, msg);
+      if (this === window.__catan.conn && (msg.type === 'events' || msg.type === 'snapshot')) {
+        window.__catan.render();
+        const read = record();
+        if (msg.type === 'events') {
+          window.__messagesDrawn.events += 1;
+          if (read) window.__messagesDrawn.read += 1;
+        }
+      }
+      return r;
+    };
   });
 }
 
 /**
  * Compares every state `tab` drew (since `recordStates`) with the engine's view of
  * `seat` as of the same broadcast (the admin API's `?view=&at_seq=`: the game
- * replayed by the server to that point). Returns how many states and seqs.
+ * replayed by the server to that point), a few requests at a time. Returns how many
+ * states and seqs, and how many messages the page was drawn after.
  */
 async function compareDrawnStates(tab, admin, roomId, seat) {
-  const states = await tab.evaluate(() => window.__stateRecord || []);
+  const [states, messages] = await tab.evaluate(() => [window.__stateRecord || [], window.__messagesDrawn || { events: 0, read: 0 }]);
+  const seqs = [...new Set(states.map((x) => x.seq))];
   const views = new Map();
-  for (const { seq, numbers } of states) {
-    if (!views.has(seq)) {
-      const r = await fetch(`${admin.url}/admin/rooms/${roomId}?events=0&view=${seat}&at_seq=${seq}`, { headers: { authorization: `Bearer ${admin.token}` } });
-      assert.equal(r.status, 200, 'the admin API answers the engine view');
-      views.set(seq, (await r.json()).view);
-    }
-    assert.deepEqual(numbers, expectedNumbers(views.get(seq)), `the page drew the engine's view as of seq ${seq}`);
+  const fetchView = async (seq) => {
+    const r = await fetch(`${admin.url}/admin/rooms/${roomId}?events=0&view=${seat}&at_seq=${seq}`, { headers: { authorization: `Bearer ${admin.token}` } });
+    assert.equal(r.status, 200, 'the admin API answers the engine view');
+    views.set(seq, (await r.json()).view);
+  };
+  for (let i = 0; i < seqs.length; i += 8) await Promise.all(seqs.slice(i, i + 8).map(fetchView));
+  const mask = (n) => {
+    for (const p of n.players) { p.vp = null; p.road = null; }
+    n.ratios = null;
+    return n;
+  };
+  for (const { seq, numbers, stale } of states) {
+    const want = expectedNumbers(views.get(seq));
+    assert.deepEqual(numbers, stale ? mask(want) : want, `the page drew the engine's view as of seq ${seq}${stale ? ' (but the numbers a refresh brings)' : ''}`);
   }
-  return { states: states.length, seqs: views.size };
+  return { states: states.length, seqs: views.size, messages, whole: states.filter((x) => !x.stale).length };
 }
 
 /** What the page should show, from the engine's view `v` of the page's seat. */
@@ -394,7 +435,7 @@ export async function playWholeGame(browser, base, out, { vpTarget = 4, lang = '
   if (lang !== 'en') assert.ok(!playersText.includes('Bot '), `no English bot name in ${playersText}`);
 
   // Play until the game ends; reload once mid-game.
-  const memo = { ...newMemo({ offers: true }), reloaded: false, shot: false, compared: 0, seqs: 0 };
+  const memo = { ...newMemo({ offers: true }), reloaded: false, shot: false, compared: 0, seqs: 0, events: 0, read: 0, whole: 0 };
   // Toasts due and shown: your turn, robbed, an offer to you, an award changing hands.
   const toasts = { due: {}, shown: {}, announced: [] };
   const collect = async () => {
@@ -402,6 +443,9 @@ export async function playWholeGame(browser, base, out, { vpTarget = 4, lang = '
       const c = await compareDrawnStates(tab, admin, roomId, 0);
       memo.compared += c.states;
       memo.seqs += c.seqs;
+      memo.events += c.messages.events;
+      memo.whole += c.whole;
+      memo.read += c.messages.read;
     }
     const r = await takeToasts(tab, 0);
     addCounts(toasts.due, r.due);
@@ -467,8 +511,10 @@ export async function playWholeGame(browser, base, out, { vpTarget = 4, lang = '
   assert.equal(replay, 200);
   assert.ok(memo.reloaded, 'the page was reloaded mid-game');
   if (admin?.url) {
-    // Every state drawn was compared, and they were many (each redraw is one).
+    // Every state drawn was compared, and they were many: the page was read after
+    // every event broadcast it took in (but the one that ended the game).
     assert.ok(memo.seqs >= 3 * Math.max(3, memo.turns), `${memo.compared} states drawn at ${memo.seqs} seqs compared`);
+    assert.ok(memo.events - memo.read <= 1, `read after ${memo.read} of ${memo.events} event broadcasts`);
   }
   assert.ok(memo.spots >= 4, 'placed pieces by clicking highlighted spots');
   assert.deepEqual(tab.errors, [], 'no errors in the page');
@@ -481,7 +527,7 @@ export async function playWholeGame(browser, base, out, { vpTarget = 4, lang = '
   await tab.close();
   if (keyboard) assert.ok(tab.keys > memo.spots, `played by keyboard: ${tab.keys} keys`);
   const keys = tab.keys;
-  return { turns: memo.turns, spots: memo.spots, offers: memo.offers, compared: memo.compared, seqs: memo.seqs, toasts: toasts.due, keys };
+  return { turns: memo.turns, spots: memo.spots, offers: memo.offers, compared: memo.compared, seqs: memo.seqs, events: memo.events, read: memo.read, whole: memo.whole, toasts: toasts.due, keys };
 }
 
 /**
