@@ -760,7 +760,9 @@ export async function tradeAmongPeople(browser, base, out) {
   for (const tab of tabs) await recordToasts(tab);
 
   // Everyone plays the simple policy (no offers) until alice, in her main phase,
-  // holds a card she can give for one that both others hold.
+  // holds a card she can give for one that both others hold. Each puts their first
+  // settlement on a corner of one tile (a 6 or an 8), so that the robber can later
+  // be moved next to two people at once (step 4).
   const memos = tabs.map(() => newMemo());
   const watch = progressWatch(alice, out);
   let plan = null;
@@ -779,11 +781,20 @@ export async function tradeAmongPeople(browser, base, out) {
     }
     let did = 'wait';
     for (const [i, tab] of tabs.entries()) {
+      const corner = !memos[i].shared && seen[i]?.spots ? await sharedCorner(tab) : null;
+      if (corner !== null) {
+        await tab.click(`#board .hl[data-vertex="${corner}"]`);
+        memos[i].shared = true;
+        memos[i].spots += 1;
+        did = `${names[i]}: settlement by the shared tile`;
+        continue;
+      }
       const d = await step(tab, memos[i], seen[i]);
       if (d !== 'wait') did = `${names[i]}: ${d}`;
     }
     await watch(p, did);
   }
+  assert.ok(memos.every((m) => m.shared), 'each put a settlement by the shared tile');
   const { give, want } = plan;
   const setOffer = async (tab) => {
     await tab.click(`#trade button[data-step="give-${give}-plus"]`);
@@ -886,6 +897,26 @@ export async function tradeAmongPeople(browser, base, out) {
 }
 
 /**
+ * In the setup, a highlighted settlement spot on a corner of the board's first tile
+ * numbered 6 or 8, the one that leaves most of its other corners free (so that the
+ * third person still has one); null when there is none (or it is not the setup).
+ */
+function sharedCorner(tab) {
+  return tab.evaluate(async () => {
+    const v = window.__catan?.conn?.state.view;
+    if (!v || v.phase.name !== 'setup') return null;
+    const { topology } = await import('/web/board.js');
+    const top = topology();
+    const tile = v.map.numbers.findIndex((n) => n === 6 || n === 8);
+    const spots = [...document.querySelectorAll('#board .hl[data-vertex]')].map((e) => Number(e.dataset.vertex))
+      .filter((x) => top.vertices[x].tiles.includes(tile));
+    const near = (x) => top.edges.filter((e) => e.a === x || e.b === x).map((e) => (e.a === x ? e.b : e.a));
+    const left = (x) => spots.filter((y) => y !== x && !near(x).includes(y)).length;
+    return spots.length ? spots.sort((a, b) => left(b) - left(a))[0] : null;
+  }).catch(() => null);
+}
+
+/**
  * Where the page's seat may move the robber now, by tile, with the seats it could
  * rob there (null when it is not moving the robber).
  */
@@ -917,6 +948,7 @@ async function robAPerson(tabs, names, memos, out) {
   for (;;) {
     assert.ok(Date.now() - started < 240000, 'a robber move next to two people came within 4 minutes');
     const seen = await Promise.all(tabs.map(look));
+    assert.ok(!seen.some((p) => p?.over), 'the game went on');
     let did = 'wait';
     for (const [i, tab] of tabs.entries()) {
       const tiles = seen[i]?.spots ? await robberTiles(tab) : null;
