@@ -413,11 +413,18 @@ function render() {
   else renderGame();
   renderModal();
   placeLog();
-  // A dialog takes the focus (its first button), so that it is answered by keyboard.
+  // A dialog takes the focus, so that it is answered by keyboard: the control that
+  // had it before the redraw (a stepper's + pressed again and again), or when that
+  // is now disabled the next one that is not (at a stepper's most, the next kind's,
+  // or the confirmation once every card is chosen); else its first.
   const $modal = document.getElementById('modal');
   if (!$modal.hidden && !$modal.contains(document.activeElement)) {
-    const first = $modal.querySelector('button:not([disabled])');
-    if (first instanceof HTMLElement) { first.focus({ preventScroll: true }); return; }
+    const controls = modalControls();
+    const same = /** @type {HTMLButtonElement | null} */ (focus && !focus.spot ? $modal.querySelector(focus.sel) : null);
+    const next = !same ? controls[0]
+      // eslint-disable-next-line no-bitwise
+      : (same.disabled ? controls.find((e) => same.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING) || controls[0] : same);
+    if (next instanceof HTMLElement) { next.focus({ preventScroll: true }); return; }
   }
   const active = document.activeElement;
   // (A removed element may stay the active one until the browser's next update.)
@@ -570,8 +577,24 @@ S.chatPanel = chatPanel;
 
 // ---------------------------------------------------------------- start
 
+/** The enabled, shown controls of the open dialog, in order. @returns {HTMLElement[]} */
+function modalControls() {
+  const $modal = document.getElementById('modal');
+  if ($modal.hidden) return [];
+  return /** @type {HTMLElement[]} */ ([...$modal.querySelectorAll('button, a[href], input, select, textarea, summary, [tabindex]:not([tabindex="-1"])')]
+    .filter((e) => !(/** @type {any} */ (e).disabled) && e.getClientRects().length > 0));
+}
+
 document.addEventListener('keydown', (e) => {
   if (e.key === 'Escape' && (S.mode || S.dialog)) { S.mode = null; S.dialog = null; render(); }
+  // A dialog is modal: Tab and Shift+Tab go round its controls, not to the page behind it.
+  if (e.key === 'Tab' && !e.altKey && !e.ctrlKey && !e.metaKey) {
+    const controls = modalControls();
+    if (!controls.length) return;
+    const i = controls.indexOf(/** @type {HTMLElement} */ (document.activeElement));
+    const to = e.shiftKey ? (i <= 0 ? controls.length - 1 : -1) : (i === -1 || i === controls.length - 1 ? 0 : -1);
+    if (to >= 0) { e.preventDefault(); controls[to].focus(); }
+  }
 });
 
 /**

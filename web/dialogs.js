@@ -7,7 +7,7 @@ import { h, S, W, RES, dot, seatName, legalOf, hasLegal, act, button } from './u
 import { endScreen } from './endgame.js';
 
 function dialog(id, title, ...body) {
-  return h('div', { class: 'dialog', id, role: 'dialog', 'aria-label': title }, h('h2', {}, title), ...body);
+  return h('div', { class: 'dialog', id, role: 'dialog', 'aria-modal': 'true', 'aria-label': title }, h('h2', {}, title), ...body);
 }
 const cancel = () => h('div', {}, h('button', { onclick: () => { S.dialog = null; S.render(); } }, t('cancel')));
 
@@ -17,14 +17,18 @@ function discardDialog() {
   const chosen = countCards(S.discard);
   return dialog('discard-dialog', t('discard_title', { n: owed }),
     h('p', {}, t('discard_why', { n: owed })),
-    h('div', {}, RES.map((r) => stepper(S.discard, r, Math.min(v.me.hand[r] || 0, (S.discard[r] || 0) + owed - chosen), S.render, 'discard'))),
+    // One row a kind: how many to discard, and how many the hand holds (the hand is
+    // behind the dialog).
+    h('div', { class: 'discard-rows' }, RES.map((r) => h('div', { class: 'discard-row', 'data-resource': r },
+      stepper(S.discard, r, Math.min(v.me.hand[r] || 0, (S.discard[r] || 0) + owed - chosen), S.render, 'discard'),
+      h('span', { class: 'muted' }, t('discard_held', { n: v.me.hand[r] || 0 }))))),
     h('p', {}, t('chosen', { n: chosen, of: owed })),
     button('discard-confirm', t('discard'), chosen === owed, () => { const cards = { ...S.discard }; S.discard = {}; act({ type: 'discard', cards }); }, { class: 'primary' }));
 }
 
 function gameOverDialog() {
   const { gameOver: g, room } = W();
-  return h('div', { class: 'dialog end-screen', id: 'game-over', role: 'dialog', 'aria-label': t('game_over') },
+  return h('div', { class: 'dialog end-screen', id: 'game-over', role: 'dialog', 'aria-modal': 'true', 'aria-label': t('game_over') },
     h('h2', {}, t('game_over')), ...endScreen(g, room));
 }
 

@@ -201,6 +201,7 @@ export default {
   "prompt.main": "Build, trade or end your turn.",
   "discard_title": "Discard {n} cards",
   "discard_why": "A 7 was rolled and you hold more than 7 cards: choose exactly {n}.",
+  "discard_held": "you hold {n}",
   "chosen": "{n} / {of} chosen",
   "discard": "Discard",
   "rob_whom": "Rob whom?",

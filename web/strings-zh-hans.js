@@ -201,6 +201,7 @@ export default {
   "prompt.main": "建设、交易或结束回合。",
   "discard_title": "弃 {n} 张牌",
   "discard_why": "掷出了 7，你的手牌多于 7 张：请选择正好 {n} 张。",
+  "discard_held": "手牌 {n} 张",
   "chosen": "已选 {n} / {of}",
   "discard": "弃牌",
   "rob_whom": "抢谁？",

@@ -201,6 +201,7 @@ export default {
   "prompt.main": "建設、交易或結束回合。",
   "discard_title": "棄 {n} 張牌",
   "discard_why": "擲出了 7，你的手牌多於 7 張：請選擇正好 {n} 張。",
+  "discard_held": "手牌 {n} 張",
   "chosen": "已選 {n} / {of}",
   "discard": "棄牌",
   "rob_whom": "搶誰？",
