@@ -29,6 +29,15 @@
 //   play on until one moves the robber next to both others: on a phone-sized page
 //   the dialog asks whom (its buttons 44 px), and the robbed person's toast names
 //   the thief and the card their hand lost;
+// - the dialogs a game brings up only by chance, each brought up for certain
+//   (card-dialogs.js): four seats played over the kit from the test (no building,
+//   a development card bought whenever possible, none played, so every card of the
+//   deck is bought and kept) hand a seat to a 390x844 page when it owes a discard
+//   after a 7 or may play Year of Plenty or Monopoly; each dialog is answered by
+//   keyboard only (Tab, Enter pressed again on a focused +, Escape closes Year of
+//   Plenty), every control in it is at least 44x44 px, nothing overflows sideways,
+//   Tab and Shift+Tab stay in the dialog, and the engine's hand (the admin API) is
+//   then what the page chose; failing, with what came up, if not within 90 s;
 // - two people play a game; one asks for a rematch, the other joins it from the end
 //   screen, in the same seat and not as its host;
 // - one click from the lobby to a game against bots, a setup placement by keyboard,
@@ -60,6 +69,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, BROWSERS } from './driver.js';
 import { afterTheGame } from './after-game.js';
+import { cardDialogs } from './card-dialogs.js';
 import { setUpARoomByKeyboard } from './lobby.js';
 import { adoptSeatFromAddress, glanceAndFlow, layoutAtBothSizes, playWholeGame, rematchOfTwoPeople, spectateAStandIn, spectateGameWithoutWinner, spectateOnPhone, tradeAmongPeople } from './scenario.js';
 
@@ -197,6 +207,12 @@ for (const name of NAMES) {
       const t0 = Date.now();
       await rematchOfTwoPeople(browser, base, out);
       console.log(`# ${name}: rematch of two people in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    });
+
+    test(`the discard, Year of Plenty and Monopoly dialogs at 390x844 by keyboard in ${name}`, { timeout: 180000 }, async () => {
+      const t0 = Date.now();
+      const r = await cardDialogs(browser, base, out, { admin, lang: name === 'chromium' ? 'en' : 'zh-Hans' });
+      console.log(`# ${name}: card dialogs in ${((Date.now() - t0) / 1000).toFixed(1)} s (${r.turns} turns, ${r.bought} development cards bought): ${r.said.join('; ')}`);
     });
 
     test(`three people trade with offers, a counter-offer and two accepters in ${name}`, { timeout: 300000 }, async () => {
