@@ -12,17 +12,10 @@ use crate::{Level, Strategy};
 /// A game of medium bots played until seat `current` may build in turn `turn` or
 /// later.
 fn midgame(seed: u64, turn: u32) -> Game {
-    let mut game = Game::new(GameOptions::default(), seed).unwrap();
-    let mut bots: Vec<Box<dyn Strategy + Send>> = (0..4)
-        .map(|_| Box::new(crate::HeuristicBot::at(Level::Medium)) as Box<dyn Strategy + Send>)
-        .collect();
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let (mut legal, mut events) = (Vec::new(), Vec::new());
-    while !(game.turn() >= turn && game.phase() == Phase::Main && game.offers().is_empty()) {
-        assert!(!game.is_over(), "seed {seed} ended before turn {turn}");
-        arena::step(&mut game, &mut bots, &mut rng, &mut legal, &mut events).unwrap();
-    }
-    game
+    medium_until(seed, |g| {
+        g.turn() >= turn && g.phase() == Phase::Main && g.offers().is_empty()
+    })
+    .unwrap_or_else(|| panic!("seed {seed} ended before turn {turn}"))
 }
 
 /// `game` with what `me` cannot see changed: the opponents' hands dealt again with
@@ -112,21 +105,14 @@ fn every_determinization_shows_the_seat_exactly_its_view() {
 /// A game of medium bots played until `placements` setup placements are done
 /// the next seat is to place a settlement.
 fn in_setup(seed: u64, placements: u8) -> Game {
-    let mut game = Game::new(GameOptions::default(), seed).unwrap();
-    let mut bots: Vec<Box<dyn Strategy + Send>> = (0..4)
-        .map(|_| Box::new(crate::HeuristicBot::at(Level::Medium)) as Box<dyn Strategy + Send>)
-        .collect();
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let (mut legal, mut events) = (Vec::new(), Vec::new());
-    while game.phase()
-        != (Phase::Setup {
-            index: placements,
-            settlement: None,
-        })
-    {
-        arena::step(&mut game, &mut bots, &mut rng, &mut legal, &mut events).unwrap();
-    }
-    game
+    medium_until(seed, |g| {
+        g.phase()
+            == Phase::Setup {
+                index: placements,
+                settlement: None,
+            }
+    })
+    .expect("the setup comes before the end")
 }
 
 #[test]
