@@ -1,5 +1,5 @@
 //! The turns' decisions where a place is chosen, searched with whole games: where a
-//! settlement, city or road goes (R-5.1, R-5.2; R-8.3's free roads too), where the
+//! settlement, city or road goes (R-5.2..R-5.5; R-8.3's free roads too), where the
 //! robber goes and whom it robs, and whether to play a Knight before
 //! the roll. The medium level chooses *what* to do; the search only asks
 //! whether another place (or, before the roll, the other of roll and Knight) does
