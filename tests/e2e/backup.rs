@@ -1,4 +1,4 @@
-//! The README's backup and restore commands, run as written there (for PostgreSQL,
+//! The backup and restore commands of docs/self-hosting.md, run as written there (for PostgreSQL,
 //! the part after `docker compose exec db`): a finished game is backed up from a
 //! running server, the backup is restored into a fresh store, and a server started
 //! on it has the game, its result and its replay as before.
@@ -23,19 +23,19 @@ async fn record(server: &TestServer, id: Uuid) -> (GameSummary, Replay) {
     (summary, r.json().await.expect("replay"))
 }
 
-/// The README's commands, which this test runs, must still be the README's.
-fn readme_says(command: &str) {
-    let readme = include_str!("../../README.md");
+/// The commands of docs/self-hosting.md, which this test runs, must still be there.
+fn self_hosting_says(command: &str) {
+    let readme = include_str!("../../docs/self-hosting.md");
     assert!(
         readme.contains(command),
-        "the README no longer gives `{command}`: update it and this test together"
+        "docs/self-hosting.md no longer gives `{command}`: update it and this test together"
     );
 }
 
 #[tokio::test]
 async fn an_sqlite_backup_taken_while_the_server_runs_restores_every_game() {
-    readme_says(r#"sqlite3 catan.db ".backup backup.db""#);
-    readme_says("cp backup.db catan.db");
+    self_hosting_says(r#"sqlite3 catan.db ".backup backup.db""#);
+    self_hosting_says("cp backup.db catan.db");
     let dir = tempfile::tempdir().expect("tempdir");
     let live = dir.path().join("catan.db");
     let url = format!("sqlite://{}", live.display());
@@ -64,8 +64,8 @@ async fn an_sqlite_backup_taken_while_the_server_runs_restores_every_game() {
 
 #[tokio::test]
 async fn a_pg_dump_restored_with_psql_into_a_fresh_database_has_every_game() {
-    readme_says("pg_dump -U catan catan > catan-$(date +%F).sql");
-    readme_says("psql -U catan -d catan < catan-2026-01-31.sql");
+    self_hosting_says("pg_dump -U catan catan > catan-$(date +%F).sql");
+    self_hosting_says("psql -U catan -d catan < catan-2026-01-31.sql");
     let url = fresh_postgres_url().await;
     let server = TestServer::start_with(|c| c.database_url = url.clone().into()).await;
     let (id, _, _) = bots_game(&server, 4).await;

@@ -34,11 +34,16 @@ fn files_under(dir: &Path, ext: &str, recurse: bool, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The documents whose links and paths are checked: README.md, protocol.md and
-/// docs/*.md.
+/// The documents whose links and paths are checked: the Markdown files at the root
+/// (README.md and its translations, protocol.md, ...), everything under docs/ (the
+/// protocol's sections in docs/protocol/ too), bench/'s results and the examples'
+/// READMEs.
 fn documents(root: &Path) -> Vec<PathBuf> {
-    let mut docs = vec![root.join("README.md"), root.join("protocol.md")];
-    files_under(&root.join("docs"), ".md", false, &mut docs);
+    let mut docs = Vec::new();
+    files_under(root, ".md", false, &mut docs);
+    files_under(&root.join("docs"), ".md", true, &mut docs);
+    files_under(&root.join("bench"), ".md", true, &mut docs);
+    files_under(&root.join("examples"), ".md", true, &mut docs);
     docs.sort();
     docs
 }
@@ -398,10 +403,8 @@ fn the_documents_link_only_inside_the_repository_to_files_that_exist() {
                 "{name}:{line}: names a place outside the repository: {what}"
             ));
         }
-        if name == "README.md" {
-            for (line, what) in tracker_references(&text) {
-                bad.push(format!("{name}:{line}: refers to an issue tracker: {what}"));
-            }
+        for (line, what) in tracker_references(&text) {
+            bad.push(format!("{name}:{line}: refers to an issue tracker: {what}"));
         }
     }
     assert!(

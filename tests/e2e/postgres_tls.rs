@@ -137,11 +137,11 @@ async fn sslmode_verify_full_checks_the_certificate_against_sslrootcert() {
     );
     // So does verify-ca, which should not: sqlx 0.8 ignores a name mismatch only in
     // the error variant older rustls releases reported (a known sqlx bug, fixed after
-    // 0.8.6). The README says so; when an upgrade fixes it, this fails: update both.
+    // 0.8.6). docs/self-hosting.md says so; when an upgrade fixes it, this fails: update both.
     let refused = connect(&with_password(&other, &format!("sslmode=verify-ca&{root}"))).await;
     assert!(
         refused.is_err_and(|e| e.to_string().contains("not valid for name")),
-        "verify-ca no longer checks the name: the README's note on it is out of date"
+        "verify-ca no longer checks the name: the note in docs/self-hosting.md is out of date"
     );
 }
 

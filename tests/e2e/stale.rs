@@ -116,7 +116,7 @@ async fn race(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_expect_seq_every_refusal_of_racing_seats_is_stale_and_every_game_ends() {
-    // CATAN_STALE_GAMES games each way (default 4); the README's figures are from 20.
+    // CATAN_STALE_GAMES games each way (default 4); the figures in bench/results-2026-12.md are from 20.
     let games = std::env::var("CATAN_STALE_GAMES")
         .ok()
         .and_then(|n| n.parse().ok())
