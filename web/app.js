@@ -311,26 +311,76 @@ function onChange(kind, msg) {
   if (kind === 'chat' && msg.text !== '') logLine(...chatLine(msg), msg.seq, true);
   if (kind === 'history') showHistory(msg);
   if (kind === 'events' || kind === 'snapshot') S.flash = '';
-  // (`kicked` is followed by close code 4011, whose words depend on who kicked.)
-  if (kind === 'closing' && msg.code !== 'kicked') showConn(msg.message);
+  // The words come with the close code that follows (closedText): an administrator's
+  // own message is shown with it, never replaced by a generic line.
+  if (kind === 'closing') closing = msg;
   renderSoon();
 }
 
 const CLOSED = { 4000: 'conn.replaced', 4010: 'conn.room_closed', 4011: 'conn.kicked', 4012: 'conn.version', unsupported_version: 'conn.version' };
+/** The close code each `closing` code announces (protocol.md 5.2.11). */
+const CLOSING_CODE = { room_closed: 4010, kicked: 4011, unsupported_version: 4012, shutting_down: 1001, room_moved: 4014 };
+/**
+ * The server's own words when nobody wrote any (protocol.md 22.4, 22.5): the page's
+ * line says as much in the page's language; any other text is a person's and shown.
+ */
+const DEFAULT_WORDS = [
+  'the room was closed by an administrator', 'disconnected by an administrator', 'the host removed you from this seat',
+  /^the room was closed after \d+ s without players$/, /^the game was abandoned: no player was connected for \d+ s$/,
+];
+/** The last `closing` message of this connection (for the close code after it). */
+let closing = null;
+
+/** What the page says on a final close `code`: its line, and the words that came with it. */
+function closedText(code) {
+  const why = t(CLOSED[code] || 'conn.lost');
+  const said = closing && CLOSING_CODE[closing.code] === code ? closing.message : '';
+  const own = said && !DEFAULT_WORDS.some((d) => (typeof d === 'string' ? d === said : d.test(said)));
+  return own ? t('conn.said', { why, text: said }) : why;
+}
+
+/**
+ * Whether the server refuses this page's origin (protocol.md 19): a WebSocket refused
+ * before the upgrade shows the page nothing but a closed socket, so a request that
+ * changes nothing asks (a start without the host's token: 401 for an allowed origin,
+ * 403 `origin_not_allowed` for a refused one, the origin check coming first).
+ */
+async function originRefused() {
+  try {
+    await api('POST', `/api/rooms/${S.roomId}/start`);
+    return null;
+  } catch (x) {
+    return x.code === 'origin_not_allowed' ? x : null;
+  }
+}
 
 function connect() {
   if (S.conn) S.conn.close();
+  closing = null;
   const base = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}`;
-  S.conn = new Connection({
+  let opened = false;
+  let asked = false;
+  const conn = new Connection({
     base, roomId: S.roomId, token: S.session.token, onChange, onEvents, history: true,
-    onStatus: (s, delay) => {
-      if (s === 'open') showConn('');
-      else if (s === 'retrying') showConn(t('conn.retrying', { s: Math.round(delay / 100) / 10 }));
-      else if (s === 4011 && W().room?.status === 'lobby' && S.session.token) seatTakenBack();
-      else showConn(t(CLOSED[s] || 'conn.lost'));
+    onStatus: async (s, delay) => {
+      if (s === 'open') { opened = true; closing = null; showConn(''); return; }
+      if (s === 'retrying') {
+        showConn(t('conn.retrying', { s: Math.round(delay / 100) / 10 }));
+        // Never opened: perhaps refused for the page's origin; then it never will.
+        if (!opened && !asked) {
+          asked = true;
+          const refused = await originRefused();
+          if (refused && S.conn === conn) { conn.close(); clearTimeout(conn.retryTimer); showConn(refusal(refused)); }
+        }
+        return;
+      }
+      if (s === 4011 && W().room?.status === 'lobby' && S.session.token) { seatTakenBack(); return; }
+      showConn(closedText(s));
+      closing = null;
     },
   });
-  S.conn.connect();
+  S.conn = conn;
+  conn.connect();
 }
 
 /**
@@ -346,7 +396,7 @@ async function seatTakenBack() {
   const seat = r && S.session.seat !== null && S.session.seat !== undefined ? r.seats[S.session.seat] : null;
   const occupant = seat?.occupant;
   const gone = r && r.status === 'lobby' && (!occupant || (S.session.name && occupant.name !== S.session.name));
-  if (!gone) { showConn(t('conn.kicked')); return; }
+  if (!gone) { showConn(closedText(4011)); closing = null; return; }
   S.session = saveSession(S.roomId, { token: null, seat: null });
   S.removed = true;
   S.room = r;

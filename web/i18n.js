@@ -64,7 +64,9 @@ export const has = (key) => key in EN;
  * @param {{ code?: string, message?: string }} e
  */
 export function refusal(e) {
-  return e.code && has(`err.${e.code}`) ? t(`err.${e.code}`) : (e.message || t('err.unknown'));
+  // (A refused origin is named: the address the page was opened at.)
+  const params = { origin: /** @type {any} */ (globalThis).location?.origin ?? '' };
+  return e.code && has(`err.${e.code}`) ? t(`err.${e.code}`, params) : (e.message || t('err.unknown'));
 }
 
 /** Cards in words: "2 brick, 1 ore" / "2 砖块、1 矿石". @param {import('./protocol').Resources | Record<string, number> | undefined} cards */

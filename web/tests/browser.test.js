@@ -71,6 +71,7 @@ import { launch, BROWSERS } from './driver.js';
 import { afterTheGame } from './after-game.js';
 import { cardDialogs } from './card-dialogs.js';
 import { setUpARoomByKeyboard } from './lobby.js';
+import { adminWordsReachThePlayer, refusedOrigin } from './self-hoster.js';
 import { adoptSeatFromAddress, glanceAndFlow, layoutAtBothSizes, playWholeGame, rematchOfTwoPeople, spectateAStandIn, spectateGameWithoutWinner, spectateOnPhone, tradeAmongPeople } from './scenario.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -166,6 +167,18 @@ for (const name of NAMES) {
       const docs = process.env.CATAN_UPDATE_SCREENSHOT && name === 'chromium' ? path.join(ROOT, 'docs', 'screenshots') : null;
       await layoutAtBothSizes(browser, base, out, { lang: name === 'chromium' ? 'zh-Hans' : 'en', docs });
       console.log(`# ${name}: layout checks in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    });
+
+    test(`a page at an address the server refuses names it and the setting that allows it in ${name}`, { timeout: 60000 }, async () => {
+      const t0 = Date.now();
+      await refusedOrigin(browser, base, out);
+      console.log(`# ${name}: refused origin in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    });
+
+    test(`an administrator's words on a kick and on closing the room reach the player's page in ${name}`, { timeout: 60000 }, async () => {
+      const t0 = Date.now();
+      await adminWordsReachThePlayer(browser, base, out, admin);
+      console.log(`# ${name}: admin's words in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     });
 
     test(`a room set up at 390x844 by keyboard: the language remembered, the invite link, the lobby's names, a person removed by the host, bots and the start in ${name}`, { timeout: 120000 }, async () => {

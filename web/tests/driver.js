@@ -27,6 +27,9 @@ export const BROWSERS = {
         'network.captive-portal-service.enabled': false,
         'network.connectivity-service.enabled': false,
         'browser.safebrowsing.update.enabled': false,
+        // A name of the loopback that the server does not take for its own origin
+        // (self-hoster.js; Chromium resolves every *.localhost to the loopback).
+        'network.dns.localDomains': 'refused.localhost',
       },
     },
   },
