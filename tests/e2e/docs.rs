@@ -365,6 +365,53 @@ fn tracker_references(text: &str) -> Vec<(usize, String)> {
     found
 }
 
+/// The anchors a markdown text defines, as GitHub makes them: each heading's text
+/// (outside fenced code) lower-cased, with every character that is not a letter, a
+/// digit, a space, `-` or `_` dropped and spaces made `-`, a repeated one numbered
+/// (`-1`, `-2`, ...); and HTML `id`/`name` attributes.
+fn anchors(text: &str) -> BTreeSet<String> {
+    let mut seen = BTreeMap::<String, usize>::new();
+    let mut out = BTreeSet::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        let level = line.bytes().take_while(|c| *c == b'#').count();
+        if (1..=6).contains(&level) && line[level..].starts_with(' ') {
+            let slug: String = line[level..]
+                .trim()
+                .trim_end_matches('#')
+                .trim_end()
+                .to_lowercase()
+                .chars()
+                .filter(|c| c.is_alphanumeric() || [' ', '-', '_'].contains(c))
+                .map(|c| if c == ' ' { '-' } else { c })
+                .collect();
+            let n = seen.entry(slug.clone()).or_default();
+            out.insert(if *n == 0 {
+                slug.clone()
+            } else {
+                format!("{slug}-{n}")
+            });
+            *n += 1;
+        }
+        for attr in ["id=\"", "name=\""] {
+            let mut rest = line;
+            while let Some(at) = rest.find(attr) {
+                let value = &rest[at + attr.len()..];
+                out.insert(value.split('"').next().unwrap_or("").to_owned());
+                rest = value;
+            }
+        }
+    }
+    out
+}
+
 #[test]
 fn the_documents_link_only_inside_the_repository_to_files_that_exist() {
     let root = repo_root();
@@ -372,6 +419,7 @@ fn the_documents_link_only_inside_the_repository_to_files_that_exist() {
     assert!(docs.len() >= 4, "{docs:?}");
     let mut bad = Vec::new();
     let mut checked = 0;
+    let mut anchored = 0;
     for path in &docs {
         let name = relative(&root, path);
         let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -383,19 +431,37 @@ fn the_documents_link_only_inside_the_repository_to_files_that_exist() {
                 continue;
             }
             let file = target.split(['#', '?']).next().unwrap_or("");
-            if file.is_empty() {
-                continue; // a link within the document
-            }
-            checked += 1;
-            let decoded = percent_encoding::percent_decode_str(file).decode_utf8_lossy();
-            match resolve(&root, path.parent().expect("dir"), &decoded) {
-                None => bad.push(format!(
-                    "{name}:{line}: {target} leads out of the repository"
-                )),
-                Some(p) if !p.exists() => {
-                    bad.push(format!("{name}:{line}: {target} does not exist"))
+            let fragment = target.split_once('#').map(|(_, f)| f);
+            let linked = if file.is_empty() {
+                path.clone() // a link within the document
+            } else {
+                checked += 1;
+                let decoded = percent_encoding::percent_decode_str(file).decode_utf8_lossy();
+                match resolve(&root, path.parent().expect("dir"), &decoded) {
+                    None => {
+                        bad.push(format!(
+                            "{name}:{line}: {target} leads out of the repository"
+                        ));
+                        continue;
+                    }
+                    Some(p) if !p.exists() => {
+                        bad.push(format!("{name}:{line}: {target} does not exist"));
+                        continue;
+                    }
+                    Some(p) => p,
                 }
-                Some(_) => {}
+            };
+            if let Some(fragment) = fragment
+                && linked.extension().is_some_and(|e| e == "md")
+            {
+                anchored += 1;
+                let fragment = percent_encoding::percent_decode_str(fragment).decode_utf8_lossy();
+                let text = std::fs::read_to_string(&linked).expect("a linked document");
+                if !anchors(&text).contains(fragment.as_ref()) {
+                    bad.push(format!(
+                        "{name}:{line}: {target}: no heading or id makes that anchor"
+                    ));
+                }
             }
         }
         for (line, what) in outside_paths(&root, path, &text) {
@@ -408,8 +474,8 @@ fn the_documents_link_only_inside_the_repository_to_files_that_exist() {
         }
     }
     assert!(
-        checked >= 5,
-        "the documents' links to files were found: {checked}"
+        checked >= 5 && anchored >= 100,
+        "the documents' links to files were found: {checked}, to anchors: {anchored}"
     );
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
@@ -459,4 +525,20 @@ fn the_link_and_path_checks_catch_what_they_are_for() {
     .map(|(line, _)| line)
     .collect();
     assert_eq!(tracker, [2, 3, 4]);
+    let made = anchors(
+        "# 4.15 The contract: `GET /api/schema.json`\n## Errors\n## Errors\n\
+         ```\n# not a heading\n```\n### 快速开始 (Quick start)\n<a id=\"r-7.1\"></a>\n",
+    );
+    assert_eq!(
+        made,
+        [
+            "415-the-contract-get-apischemajson",
+            "errors",
+            "errors-1",
+            "快速开始-quick-start",
+            "r-7.1",
+        ]
+        .map(String::from)
+        .into()
+    );
 }

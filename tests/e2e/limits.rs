@@ -560,12 +560,12 @@ async fn the_page_and_the_api_carry_security_headers() {
         assert_eq!(h["x-content-type-options"], "nosniff", "{path}");
         assert_eq!(h["referrer-policy"], "no-referrer", "{path}");
     }
-    let doc = include_str!("../../protocol.md");
+    let doc = include_str!("../../docs/protocol/02-transport.md");
     for (name, value) in catan_server::web::SECURITY_HEADERS {
         let line = format!("{name}: {value}").to_ascii_lowercase();
         assert!(
             doc.to_ascii_lowercase().contains(&line),
-            "protocol.md 2.2 must show {line}"
+            "protocol.md 2.2 (docs/protocol/02-transport.md) must show {line}"
         );
     }
     server.stop().await;

@@ -1,4 +1,5 @@
-//! protocol.md is the contract for client authors. These tests keep it honest: every
+//! protocol.md and its sections (one file each under docs/protocol/) are the
+//! contract for client authors. These tests keep them honest: every
 //! JSON example parses into the Rust type its marker names and survives a round trip
 //! (server output exactly as the server would write it) and validates against that
 //! type's definition in the JSON Schema the server serves, every wire message, action,
@@ -7,6 +8,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Debug;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use catan_engine::board::topology;
 use catan_engine::{Action, ActionError, Event, GameView, Phase};
@@ -21,14 +24,78 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-/// The document under test.
-const DOC: &str = include_str!("../../protocol.md");
+/// The repository's root.
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("repository root")
+        .to_path_buf()
+}
+
+/// The folder of the protocol's sections, one file per numbered section.
+const SECTIONS_DIR: &str = "docs/protocol";
+
+/// The names of the Markdown files in `dir` (relative to the repository) that start
+/// with `prefix`, sorted.
+fn markdown_in(dir: &str, prefix: &str) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(repo_root().join(dir))
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .map(|e| {
+            e.expect("a directory entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|n| n.starts_with(prefix) && n.ends_with(".md"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// The documents under test, in order, each as (its path in the repository, its
+/// text): the index protocol.md, every section file of docs/protocol/ by name, and
+/// the client quick start (docs/client-quickstart*.md, every language), whose
+/// examples are checked like the protocol's.
+fn doc_files() -> &'static [(String, String)] {
+    static FILES: OnceLock<Vec<(String, String)>> = OnceLock::new();
+    FILES.get_or_init(|| {
+        let root = repo_root();
+        let read = |name: String| {
+            let text =
+                std::fs::read_to_string(root.join(&name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+            (name, text)
+        };
+        let mut files = vec![read("protocol.md".to_owned())];
+        for name in markdown_in(SECTIONS_DIR, "") {
+            files.push(read(format!("{SECTIONS_DIR}/{name}")));
+        }
+        for name in markdown_in("docs", "client-quickstart") {
+            files.push(read(format!("docs/{name}")));
+        }
+        files
+    })
+}
+
+/// The whole protocol as one text, every file's in order: for the checks that a
+/// code, row or table is documented somewhere.
+fn doc() -> &'static str {
+    static DOC: OnceLock<String> = OnceLock::new();
+    DOC.get_or_init(|| {
+        doc_files()
+            .iter()
+            .map(|(_, text)| text.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    })
+}
 
 /// The marker that must precede every JSON block: `<!-- parse: Type -->`.
 const MARKER_OPEN: &str = "<!-- parse:";
 
 /// One marked JSON example.
 struct Example {
+    /// The file it is in, for messages.
+    file: &'static str,
     /// 1-based line of the opening fence, for messages.
     line: usize,
     /// The Rust type named by the marker.
@@ -37,11 +104,25 @@ struct Example {
     json: String,
 }
 
-/// The document's JSON examples, and what is wrong with its markers and fences.
+/// The documents' JSON examples, and what is wrong with their markers and fences.
 fn scan() -> (Vec<Example>, Vec<String>) {
-    let lines: Vec<&str> = DOC.lines().collect();
     let mut examples = Vec::new();
     let mut problems = Vec::new();
+    for (file, text) in doc_files() {
+        scan_file(file, text, &mut examples, &mut problems);
+    }
+    (examples, problems)
+}
+
+/// The JSON examples of one file into `examples`, what is wrong with its markers and
+/// fences into `problems`.
+fn scan_file(
+    file: &'static str,
+    text: &'static str,
+    examples: &mut Vec<Example>,
+    problems: &mut Vec<String>,
+) {
+    let lines: Vec<&str> = text.lines().collect();
     // (opening line index, marked type if a JSON block, collected text)
     let mut open: Option<(usize, Option<Option<String>>, String)> = None;
     for (i, line) in lines.iter().enumerate() {
@@ -50,6 +131,7 @@ fn scan() -> (Vec<Example>, Vec<String>) {
             if trimmed.starts_with("```") {
                 if let Some(ty) = json.take().flatten() {
                     examples.push(Example {
+                        file,
                         line: *start + 1,
                         ty,
                         json: std::mem::take(text),
@@ -71,7 +153,7 @@ fn scan() -> (Vec<Example>, Vec<String>) {
                     .map(str::to_owned);
                 if ty.is_none() {
                     problems.push(format!(
-                        "line {}: JSON block without a `<!-- parse: Type -->` marker on the line before",
+                        "{file}:{}: JSON block without a `<!-- parse: Type -->` marker on the line before",
                         i + 1
                     ));
                 }
@@ -88,16 +170,15 @@ fn scan() -> (Vec<Example>, Vec<String>) {
                 .is_some_and(|n| n.trim_start().starts_with("```json"));
             if marker_type(line).is_none() || !next_is_json {
                 problems.push(format!(
-                    "line {}: a parse marker must be exactly `<!-- parse: Type -->` directly before a ```json block",
+                    "{file}:{}: a parse marker must be exactly `<!-- parse: Type -->` directly before a ```json block",
                     i + 1
                 ));
             }
         }
     }
     if let Some((start, _, _)) = open {
-        problems.push(format!("line {}: code block never closed", start + 1));
+        problems.push(format!("{file}:{}: code block never closed", start + 1));
     }
-    (examples, problems)
 }
 
 /// The type named by a marker line, if the line is exactly a marker.
@@ -220,7 +301,7 @@ fn example_types(ty: &str) -> BTreeSet<String> {
             let v: Value = serde_json::from_str(&e.json).expect("checked by examples_parse");
             v["type"]
                 .as_str()
-                .unwrap_or_else(|| panic!("line {}: no string `type`", e.line))
+                .unwrap_or_else(|| panic!("{}:{}: no string `type`", e.file, e.line))
                 .to_owned()
         })
         .collect()
@@ -374,7 +455,7 @@ fn phase_name(p: &Phase) -> &'static str {
 }
 
 fn documented(code: &str) -> bool {
-    DOC.contains(&format!("`{code}`"))
+    doc().contains(&format!("`{code}`"))
 }
 
 // ----- the tests -----------------------------------------------------------------
@@ -397,7 +478,7 @@ fn every_example_parses_into_its_type_and_round_trips() {
         .filter_map(|ex| {
             check(ex)
                 .err()
-                .map(|e| format!("line {} ({}): {e}", ex.line, ex.ty))
+                .map(|e| format!("{}:{} ({}): {e}", ex.file, ex.line, ex.ty))
         })
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -447,8 +528,8 @@ fn every_example_validates_against_the_served_schema() {
     for ex in &all {
         let Some(name) = schema_definition(&ex.ty, &defs) else {
             failures.push(format!(
-                "line {} ({}): the schema has no definition `{}`",
-                ex.line, ex.ty, ex.ty
+                "{}:{} ({}): the schema has no definition `{}`",
+                ex.file, ex.line, ex.ty, ex.ty
             ));
             continue;
         };
@@ -460,7 +541,7 @@ fn every_example_validates_against_the_served_schema() {
             jsonschema::validator_for(&schema).expect("the schema compiles")
         });
         let Ok(instance) = serde_json::from_str::<Value>(&ex.json) else {
-            failures.push(format!("line {} ({}): not JSON", ex.line, ex.ty));
+            failures.push(format!("{}:{} ({}): not JSON", ex.file, ex.line, ex.ty));
             continue;
         };
         let mut problems = Vec::new();
@@ -469,8 +550,8 @@ fn every_example_validates_against_the_served_schema() {
         }
         for problem in problems {
             failures.push(format!(
-                "line {} ({} as #/$defs/{name}): {problem}",
-                ex.line, ex.ty
+                "{}:{} ({} as #/$defs/{name}): {problem}",
+                ex.file, ex.line, ex.ty
             ));
         }
     }
@@ -490,12 +571,12 @@ fn every_server_and_client_message_type_has_an_example() {
             "ServerMessage" => {
                 let m: ServerMessage = serde_json::from_str(&ex.json).expect("parses");
                 let v: Value = serde_json::from_str(&ex.json).expect("json");
-                assert_eq!(v["type"], server_type(&m), "line {}", ex.line);
+                assert_eq!(v["type"], server_type(&m), "{}:{}", ex.file, ex.line);
             }
             "ClientMessage" => {
                 let m: ClientMessage = serde_json::from_str(&ex.json).expect("parses");
                 let v: Value = serde_json::from_str(&ex.json).expect("json");
-                assert_eq!(v["type"], client_type(&m), "line {}", ex.line);
+                assert_eq!(v["type"], client_type(&m), "{}:{}", ex.file, ex.line);
             }
             _ => {}
         }
@@ -531,13 +612,19 @@ fn every_action_event_and_phase_is_documented_with_an_example() {
         match ex.ty.as_str() {
             "Action" => {
                 let a: Action = serde_json::from_str(&ex.json).expect("parses");
-                assert_eq!(v["type"], action_type(&a), "line {}", ex.line);
+                assert_eq!(v["type"], action_type(&a), "{}:{}", ex.file, ex.line);
             }
             "Event" => {
                 let e: Event = serde_json::from_str(&ex.json).expect("parses");
-                assert_eq!(v["type"], e.type_name(), "line {}", ex.line);
+                assert_eq!(v["type"], e.type_name(), "{}:{}", ex.file, ex.line);
                 if let Event::PhaseChanged { phase } = e {
-                    assert_eq!(v["phase"]["name"], phase_name(&phase), "line {}", ex.line);
+                    assert_eq!(
+                        v["phase"]["name"],
+                        phase_name(&phase),
+                        "{}:{}",
+                        ex.file,
+                        ex.line
+                    );
                     phases.insert(phase_name(&phase).to_owned());
                 }
             }
@@ -571,7 +658,7 @@ fn every_error_code_is_documented() {
     let mut undocumented = Vec::new();
     for e in ActionError::ALL {
         // Engine codes sit in the table of 18.1: `| `code` | meaning |`.
-        if !DOC.contains(&format!("| `{}` |", e.code())) {
+        if !doc().contains(&format!("| `{}` |", e.code())) {
             undocumented.push(format!("engine: {}", e.code()));
         }
     }
@@ -581,7 +668,7 @@ fn every_error_code_is_documented() {
     for e in &lobby {
         // With its status, in the table of 4.1: `| `code` | status |`.
         let row = format!("| `{}` | {} |", e.code(), e.status());
-        if !DOC.contains(&row) {
+        if !doc().contains(&row) {
             undocumented.push(format!("lobby: {row}"));
         }
     }
@@ -597,7 +684,7 @@ fn every_error_code_is_documented() {
         }
     }
     for code in ErrorCode::ALL {
-        if !DOC.contains(&format!("| `{}` |", code.code())) {
+        if !doc().contains(&format!("| `{}` |", code.code())) {
             undocumented.push(format!("connection table: {}", code.code()));
         }
     }
@@ -609,7 +696,7 @@ fn every_error_code_is_documented() {
 
 #[test]
 fn the_unknown_message_type_row_names_every_client_message_type() {
-    let row = DOC
+    let row = doc()
         .lines()
         .find(|l| l.starts_with("| `unknown_message_type` |"))
         .expect("18.3 has a row for unknown_message_type");
@@ -625,12 +712,12 @@ fn the_unknown_message_type_row_names_every_client_message_type() {
 fn close_codes_version_and_limits_match_the_code() {
     for code in CloseCode::ALL.map(CloseCode::code) {
         assert!(
-            DOC.contains(&format!("| {code} |")),
+            doc().contains(&format!("| {code} |")),
             "close code {code} is not in the table of section 9"
         );
     }
     let version = format!("`protocol_version`, currently **{PROTOCOL_VERSION}**");
-    assert!(DOC.contains(&version), "protocol.md must say: {version}");
+    assert!(doc().contains(&version), "protocol.md must say: {version}");
     let c = Config::for_tests();
     for row in [
         format!("| text message size | {} bytes |", c.max_message_bytes),
@@ -664,7 +751,7 @@ fn close_codes_version_and_limits_match_the_code() {
         ),
     ] {
         assert!(
-            DOC.contains(&row),
+            doc().contains(&row),
             "protocol.md must contain the row: {row}"
         );
     }
@@ -764,7 +851,7 @@ fn board_tables() -> Vec<String> {
 fn board_tables_are_the_engine_topology() {
     for table in board_tables() {
         assert!(
-            DOC.contains(&table),
+            doc().contains(&table),
             "protocol.md (section 14) must contain exactly:\n\n{table}"
         );
     }
@@ -813,5 +900,142 @@ async fn the_lobby_snapshot_example_is_what_a_seat_connecting_gets() {
         matches!(next, ServerMessage::Pong { .. }),
         "no presence follows the snapshot for the own seat: {next:?}"
     );
+    server.stop().await;
+}
+
+#[test]
+fn each_section_is_a_numbered_file_that_the_index_links() {
+    let files = doc_files();
+    let (_, index) = &files[0];
+    let sections: Vec<_> = files
+        .iter()
+        .filter(|(path, _)| path.starts_with(&format!("{SECTIONS_DIR}/")))
+        .collect();
+    assert!(
+        sections.len() >= 24,
+        "the sections were found: {}",
+        sections.len()
+    );
+    let mut problems = Vec::new();
+    for (k, (path, text)) in sections.iter().enumerate() {
+        let n = k + 1;
+        let name = path.rsplit('/').next().expect("a file name");
+        if !name.starts_with(&format!("{n:02}-")) {
+            problems.push(format!(
+                "{path}: section files are numbered 01, 02, ... in order"
+            ));
+        }
+        let first = text.lines().next().unwrap_or("");
+        if !first.starts_with(&format!("# {n}. ")) {
+            problems.push(format!(
+                "{path}: the first line must be `# {n}. Title`: {first}"
+            ));
+        }
+        // Every other heading is a subsection of this one: `## n.1 ...`, `### n.1.2 ...`.
+        let mut fenced = false;
+        for (i, line) in text.lines().enumerate().skip(1) {
+            fenced ^= line.trim_start().starts_with("```");
+            let Some(heading) = line.strip_prefix("##") else {
+                continue;
+            };
+            let number = heading.trim_start_matches('#').trim_start();
+            if !fenced && !number.starts_with(&format!("{n}.")) {
+                problems.push(format!("{path}:{}: not numbered {n}.x: {line}", i + 1));
+            }
+        }
+        if !index.contains(&format!("](docs/protocol/{name})")) {
+            problems.push(format!("protocol.md does not link {path}"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_query_gets_the_error_body_and_a_bad_path_plain_text_as_4_1_says() {
+    // 2.4 and 4.1: a query parameter of the wrong type is `bad_request` with an
+    // `ErrorBody`; a path parameter the router rejects is plain text.
+    let server = catan_e2e::TestServer::start().await;
+    let room = server
+        .create_room(serde_json::json!({ "players": 3 }))
+        .await
+        .room_id;
+    for (query, documented) in [
+        ("/api/rooms?limit=abc".to_owned(), "limit=abc"),
+        (format!("/api/rooms/{room}/ws?last_seq=-1"), "last_seq=-1"),
+        (format!("/api/rooms/{room}/ws?protocol=abc"), "protocol=abc"),
+    ] {
+        assert!(
+            doc().contains(&format!("`{documented}`")),
+            "the docs name {documented}"
+        );
+        let r = server
+            .http
+            .get(server.url(&query))
+            .send()
+            .await
+            .expect("http");
+        assert_eq!(r.status(), 400, "{query}");
+        let body: ErrorBody = r.json().await.expect("an ErrorBody");
+        assert_eq!(body.error.code, "bad_request", "{query}");
+        assert!(!body.error.message.is_empty());
+    }
+    let r = server
+        .http
+        .delete(server.url(&format!("/api/rooms/{room}/seats/x")))
+        .send()
+        .await
+        .expect("http");
+    assert_eq!(r.status(), 400);
+    let kind = r.headers()["content-type"]
+        .to_str()
+        .expect("ascii")
+        .to_owned();
+    assert!(kind.starts_with("text/plain"), "{kind}");
+    let text = r.text().await.expect("body");
+    assert!(
+        serde_json::from_str::<ErrorBody>(&text).is_err(),
+        "not an ErrorBody: {text}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_action_after_the_game_is_over_is_refused_with_game_over_as_18_1_says() {
+    let server = catan_e2e::TestServer::start().await;
+    let created = server
+        .create_room(serde_json::json!({ "players": 3, "vp_target": 3 }))
+        .await;
+    let room = created.room_id;
+    let me = server.take_seat(room, "me").await;
+    server.add_bot(room, &created.host_token).await;
+    server.add_bot(room, &created.host_token).await;
+    server.start_game(room, &created.host_token).await;
+    let client = server.connect(room, Some(&me.token), None).await;
+    let (mut client, _) = catan_e2e::play_randomly(client, 7).await;
+    assert!(
+        client
+            .received
+            .iter()
+            .any(|(_, m)| matches!(m, ServerMessage::GameOver(_))),
+        "the game ended"
+    );
+    client
+        .send_json(&serde_json::json!({
+            "type": "action", "request_id": "late", "action": {"type": "end_turn"}
+        }))
+        .await;
+    let refusal = client
+        .recv_until(|m| matches!(m, ServerMessage::Rejected { .. }))
+        .await;
+    let ServerMessage::Rejected {
+        request_id, code, ..
+    } = refusal
+    else {
+        unreachable!()
+    };
+    assert_eq!(request_id, "late");
+    assert_eq!(code, ActionError::GameOver.code());
+    assert_eq!(code, "game_over");
+    assert!(doc().contains("| `game_over` | The game is over"));
     server.stop().await;
 }

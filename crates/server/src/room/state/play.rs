@@ -184,15 +184,18 @@ impl Room {
     /// Applies `action` to a copy of the game; the room itself is unchanged.
     ///
     /// # Errors
-    /// The engine's refusal, or `WrongPhase` when no game is in progress.
+    /// The engine's refusal; `GameOver` once the game has ended, as the engine says
+    /// it (protocol.md 18.1); `WrongPhase` before the game starts.
     pub(crate) fn stage_action(
         &self,
         actor: Actor,
         action: Action,
         request: Option<(ConnId, String)>,
     ) -> Result<Staged, Refusal> {
-        let Stage::Playing { game: m, .. } = &self.stage else {
-            return Err(Refusal::Engine(ActionError::WrongPhase));
+        let m = match &self.stage {
+            Stage::Playing { game: m, .. } => m,
+            Stage::Finished { .. } => return Err(Refusal::Engine(ActionError::GameOver)),
+            Stage::Lobby => return Err(Refusal::Engine(ActionError::WrongPhase)),
         };
         let mut game = m.game.clone();
         let events = game.apply(actor, action).map_err(Refusal::Engine)?;

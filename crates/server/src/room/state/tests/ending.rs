@@ -4,6 +4,8 @@
 use super::*;
 use crate::room::Deadlines;
 use crate::room::state::SEQ_BLOCK;
+use crate::room::state::play::Refusal;
+use catan_engine::ActionError;
 
 #[test]
 fn a_win_finishes_the_room_reveals_the_seed_and_returns_the_result() {
@@ -36,9 +38,11 @@ fn a_win_finishes_the_room_reveals_the_seed_and_returns_the_result() {
     assert_eq!(r.snapshot(Some(Seat(0))).game_over, Some(over));
     assert!(r.legal_for(Some(winner)).is_empty());
     assert!(
-        r.stage_action(Actor::Seat(winner), Action::EndTurn, None)
-            .is_err(),
-        "nothing is played after the end"
+        matches!(
+            r.stage_action(Actor::Seat(winner), Action::EndTurn, None),
+            Err(Refusal::Engine(ActionError::GameOver))
+        ),
+        "nothing is played after the end, refused as the engine would (protocol.md 18.1)"
     );
 }
 
