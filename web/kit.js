@@ -1,6 +1,9 @@
 // The client kit: everything a JavaScript client of catan-server needs on the wire, as
 // protocol.md describes it, and nothing about pages. No framework, no build step; runs
-// in browsers and in Node 20+ (the unit test feeds it a recorded game).
+// in browsers and in Node: Node 22+ has a global WebSocket (Node 20: run with
+// --experimental-websocket, or pass a WebSocket class such as the `ws` package's as
+// `new Connection({ WebSocket })`). In Node, give `api` absolute URLs. Published as
+// the npm package `catan-server-kit` (web/kit/: `npm pack` there), with declarations.
 //
 // - `api`: the HTTP calls (section 4), errors with their stable code;
 // - `foldEvent`: one event into a `GameView` (sections 12, 13), copying what it states;
@@ -10,17 +13,17 @@
 //   view kept current from events; the numbers events do not state (DERIVED) are
 //   refreshed with `sync` (5.1.4) whenever an event may have changed them.
 
-/** @typedef {import('./protocol').ServerMessage} ServerMessage */
-/** @typedef {import('./protocol').ClientMessage} ClientMessage */
-/** @typedef {import('./protocol').Event} GameEvent */
-/** @typedef {import('./protocol').Action} Action */
-/** @typedef {import('./protocol').ActionInput} ActionInput */
-/** @typedef {import('./protocol').GameView} GameView */
-/** @typedef {import('./protocol').GameOverInfo} GameOverInfo */
-/** @typedef {import('./protocol').OfferDeadline} OfferDeadline */
-/** @typedef {import('./protocol').RoomInfo} RoomInfo */
-/** @typedef {import('./protocol').Seat} Seat */
-/** @typedef {import('./protocol').ErrorBody} ErrorBody */
+/** @typedef {import('./protocol.js').ServerMessage} ServerMessage */
+/** @typedef {import('./protocol.js').ClientMessage} ClientMessage */
+/** @typedef {import('./protocol.js').Event} GameEvent */
+/** @typedef {import('./protocol.js').Action} Action */
+/** @typedef {import('./protocol.js').ActionInput} ActionInput */
+/** @typedef {import('./protocol.js').GameView} GameView */
+/** @typedef {import('./protocol.js').GameOverInfo} GameOverInfo */
+/** @typedef {import('./protocol.js').OfferDeadline} OfferDeadline */
+/** @typedef {import('./protocol.js').RoomInfo} RoomInfo */
+/** @typedef {import('./protocol.js').Seat} Seat */
+/** @typedef {import('./protocol.js').ErrorBody} ErrorBody */
 /** An HTTP error with the body's code. */
 /** @typedef {Error & { code?: string, status?: number }} ApiError */
 
@@ -238,7 +241,8 @@ export class Connection {
    * @param {(events: GameEvent[], view: GameView, seq: number) => void} [o.onEvents]
    * @param {(status: string | number, detail?: any) => void} [o.onStatus]
    * @param {boolean} [o.history] ask for the history after every fresh snapshot
-   * @param {any} [o.WebSocket] the WebSocket class (tests pass a fake)
+   * @param {any} [o.WebSocket] the WebSocket class: the platform's by default; Node 20
+   *   needs one passed in (the `ws` package's), tests pass a fake
    */
   constructor({ base, roomId, token = null, onChange = () => {}, onEvents = () => {}, onStatus = () => {}, history = false, WebSocket: Ws = globalThis.WebSocket }) {
     this.base = base;
@@ -248,6 +252,9 @@ export class Connection {
     this.onEvents = onEvents;
     this.onStatus = onStatus;
     this.wantHistory = history;
+    if (typeof Ws !== 'function') {
+      throw new TypeError('no WebSocket class: pass one as `WebSocket` (Node 20: --experimental-websocket, or the ws package)');
+    }
     this.Ws = Ws;
     /** @type {RoomState} */
     this.state = {

@@ -383,15 +383,7 @@ fn anchors(text: &str) -> BTreeSet<String> {
         }
         let level = line.bytes().take_while(|c| *c == b'#').count();
         if (1..=6).contains(&level) && line[level..].starts_with(' ') {
-            let slug: String = line[level..]
-                .trim()
-                .trim_end_matches('#')
-                .trim_end()
-                .to_lowercase()
-                .chars()
-                .filter(|c| c.is_alphanumeric() || [' ', '-', '_'].contains(c))
-                .map(|c| if c == ' ' { '-' } else { c })
-                .collect();
+            let slug = slug(line[level..].trim());
             let n = seen.entry(slug.clone()).or_default();
             out.insert(if *n == 0 {
                 slug.clone()
@@ -541,4 +533,368 @@ fn the_link_and_path_checks_catch_what_they_are_for() {
         .map(String::from)
         .into()
     );
+}
+
+/// The languages of the browser client's string tables (web/strings-*.js), in the
+/// glossary's column order: (file suffix, column heading).
+const LANGUAGES: [(&str, &str); 3] = [
+    ("en", "English"),
+    ("zh-hans", "简体中文"),
+    ("zh-hant", "繁體中文"),
+];
+
+/// One string table of the browser client: (key, text) in the file's order. The
+/// files hold one `"key": "text",` per line (the text a JSON string).
+fn string_table(root: &Path, language: &str) -> Vec<(String, String)> {
+    let name = format!("web/strings-{language}.js");
+    let text = std::fs::read_to_string(root.join(&name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let mut table = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        let Some(rest) = line.strip_prefix('"') else {
+            continue;
+        };
+        let (key, value) = rest
+            .split_once("\": ")
+            .unwrap_or_else(|| panic!("{name}: not `\"key\": \"text\",`: {line}"));
+        let value: String = serde_json::from_str(value.trim_end_matches(','))
+            .unwrap_or_else(|e| panic!("{name}: {line}: {e}"));
+        table.push((key.to_owned(), value));
+    }
+    table
+}
+
+/// The rules terms of the glossary: (heading, the string tables' keys, or one key
+/// prefix for every key that starts with it, in the English table's order). The
+/// first column shows the wire value: what follows the prefix.
+const TERMS: [(&str, &[&str]); 10] = [
+    ("Resources", &["res."]),
+    ("Terrain", &["terrain."]),
+    ("Pieces", &["piece."]),
+    ("Development cards", &["dev."]),
+    (
+        "Points, awards and cards",
+        &[
+            "vp_long",
+            "longest_road",
+            "largest_army",
+            "road_long",
+            "knights_long",
+            "cards_long",
+            "dev_long",
+            "harbor_3",
+            "bank",
+        ],
+    ),
+    ("Phases (`phase.name`)", &["phase."]),
+    ("Room status (`status`)", &["status."]),
+    ("Maps (`map`)", &["map."]),
+    ("Bots (`kind`)", &["bot."]),
+    ("Why an offer closed (`offer_closed.reason`)", &["close."]),
+];
+
+/// docs/glossary.md as the string tables give it: every rules term and every error
+/// code of the protocol in the three languages, with its wire value. Also answers
+/// what is missing: an error code or term a table has no text for.
+fn glossary(root: &Path) -> (String, Vec<String>) {
+    let english = string_table(root, LANGUAGES[0].0);
+    let tables: Vec<BTreeMap<String, String>> = LANGUAGES
+        .iter()
+        .map(|(l, _)| string_table(root, l).into_iter().collect())
+        .collect();
+    let mut missing = Vec::new();
+    let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
+    let mut row = |wire: &str, key: &str, out: &mut String| {
+        let texts: Vec<String> = tables
+            .iter()
+            .zip(LANGUAGES)
+            .map(|(t, (l, _))| match t.get(key) {
+                Some(text) => cell(text),
+                None => {
+                    missing.push(format!("web/strings-{l}.js has no `{key}`"));
+                    String::new()
+                }
+            })
+            .collect();
+        out.push_str(&format!("| {wire} | {} |\n", texts.join(" | ")));
+    };
+    let header = format!(
+        "| {{}} | {} |\n|---|---|---|---|\n",
+        LANGUAGES.map(|(_, h)| h).join(" | ")
+    );
+    let mut out = String::from(
+        "# Glossary\n\n\
+         Every rules term and every error code of the protocol in English, 简体中文 and\n\
+         繁體中文, as the browser client shows them: generated from its string tables\n\
+         (`web/strings-en.js`, `web/strings-zh-hans.js`, `web/strings-zh-hant.js`), the one\n\
+         source. The first column is the value on the wire where there is one. Do not\n\
+         edit: change the tables, then run\n\
+         `CATAN_BLESS=1 cargo test -p catan-e2e --test e2e docs::the_glossary` (the test\n\
+         fails while this file is stale).\n\n\
+         每个规则术语和协议的每个错误代码的英文、简体中文和繁體中文名称，由浏览器客户端的字符串表生成。\n\n\
+         每個規則術語和協定的每個錯誤代碼的英文、簡體中文和繁體中文名稱，由瀏覽器用戶端的字串表產生。\n\n\
+         ## Rules terms\n",
+    );
+    for (heading, keys) in TERMS {
+        out.push_str(&format!("\n### {heading}\n\n"));
+        out.push_str(&header.replace("{}", "wire value"));
+        let selected: Vec<String> = if let [prefix] = keys
+            && prefix.ends_with('.')
+        {
+            english
+                .iter()
+                .map(|(k, _)| k)
+                .filter(|k| k.starts_with(prefix))
+                .cloned()
+                .collect()
+        } else {
+            keys.iter().map(|k| (*k).to_owned()).collect()
+        };
+        for key in selected {
+            let wire = key
+                .split_once('.')
+                .map_or(String::new(), |(_, w)| format!("`{w}`"));
+            row(&wire, &key, &mut out);
+        }
+    }
+    out.push_str(
+        "\n## Error codes\n\n\
+         Codes are stable; the texts are the client's translations, for people (the\n\
+         server's own `message` is in English). Where each code is sent:\n\
+         [protocol.md 18](protocol/18-error-codes.md#18-error-codes) and\n\
+         [4.1](protocol/04-http-api.md#41-errors).\n",
+    );
+    let families: [(&str, Vec<&str>); 3] = [
+        (
+            "Refusals of an action by the rules (`rejected.code`, 18.1)",
+            catan_engine::ActionError::ALL
+                .iter()
+                .map(|e| e.code())
+                .collect(),
+        ),
+        (
+            "Refusals by the room and connection errors (`rejected.code`, `error.code`, 18.2, 18.3)",
+            catan_protocol::ErrorCode::ALL
+                .iter()
+                .map(|e| e.code())
+                .collect(),
+        ),
+        (
+            "Lobby (HTTP) errors (`error.code` of the body, 4.1)",
+            catan_protocol::LobbyError::all()
+                .iter()
+                .map(catan_protocol::LobbyError::code)
+                .collect(),
+        ),
+    ];
+    for (heading, codes) in families {
+        out.push_str(&format!("\n### {heading}\n\n"));
+        out.push_str(&header.replace("{}", "code"));
+        for code in codes {
+            row(&format!("`{code}`"), &format!("err.{code}"), &mut out);
+        }
+    }
+    (out, missing)
+}
+
+#[test]
+fn the_glossary_is_what_the_clients_string_tables_give() {
+    let root = repo_root();
+    let (text, missing) = glossary(&root);
+    assert!(
+        missing.is_empty(),
+        "terms or error codes without a translation:\n{}",
+        missing.join("\n")
+    );
+    let path = root.join("docs/glossary.md");
+    if std::env::var_os("CATAN_BLESS").is_some() {
+        std::fs::write(&path, &text).expect("write docs/glossary.md");
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == text,
+        "docs/glossary.md is stale: run `CATAN_BLESS=1 cargo test -p catan-e2e --test e2e \
+         docs::the_glossary` and commit it"
+    );
+    // It holds what it is for: the terms and every code, in all three languages.
+    for needle in [
+        "| `lumber` | lumber | 木材 |",
+        "| `game_over` | The game is over. |",
+        "| `not_full` |",
+        "| `stale_action` |",
+    ] {
+        assert!(text.contains(needle), "the glossary has {needle}");
+    }
+}
+
+/// The translations kept beside their English sources: (translation, source) for every
+/// `NAME.zh-Hans.md` and `NAME.zh-Hant.md` at the root and under docs/.
+fn translations(root: &Path) -> Vec<(PathBuf, PathBuf)> {
+    let mut files = Vec::new();
+    files_under(root, ".md", false, &mut files);
+    files_under(&root.join("docs"), ".md", true, &mut files);
+    let mut pairs: Vec<(PathBuf, PathBuf)> = files
+        .into_iter()
+        .filter_map(|f| {
+            let name = f.file_name()?.to_str()?.to_owned();
+            let stem = name
+                .strip_suffix(".zh-Hans.md")
+                .or_else(|| name.strip_suffix(".zh-Hant.md"))?;
+            let source = f.with_file_name(format!("{stem}.md"));
+            Some((f, source))
+        })
+        .collect();
+    pairs.sort();
+    pairs
+}
+
+/// The sections of an English document: each heading's level and anchor, in order.
+fn source_sections(text: &str) -> Vec<(usize, String)> {
+    let mut seen = BTreeMap::<String, usize>::new();
+    headings(text)
+        .into_iter()
+        .map(|(level, title, _)| {
+            let slug = slug(&title);
+            let n = seen.entry(slug.clone()).or_default();
+            let anchor = if *n == 0 {
+                slug.clone()
+            } else {
+                format!("{slug}-{n}")
+            };
+            *n += 1;
+            (level, anchor)
+        })
+        .collect()
+}
+
+/// The sections of a translation: each heading's level and the anchor of the English
+/// heading it translates, given as `<a id="..."></a>` on the line before it ("" when
+/// there is none), in order.
+fn translated_sections(text: &str) -> Vec<(usize, String)> {
+    headings(text)
+        .into_iter()
+        .map(|(level, _, before)| {
+            let id = before
+                .trim()
+                .strip_prefix("<a id=\"")
+                .and_then(|r| r.strip_suffix("\"></a>"))
+                .unwrap_or("");
+            (level, id.to_owned())
+        })
+        .collect()
+}
+
+/// The headings of a markdown text outside fenced code: level, title and the line
+/// before.
+fn headings(text: &str) -> Vec<(usize, String, String)> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    let mut before = "";
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        }
+        let level = line.bytes().take_while(|c| *c == b'#').count();
+        if !fenced && (1..=6).contains(&level) && line[level..].starts_with(' ') {
+            out.push((level, line[level..].trim().to_owned(), before.to_owned()));
+        }
+        before = line;
+    }
+    out
+}
+
+/// A heading's anchor as GitHub makes it (see [`anchors`]).
+fn slug(title: &str) -> String {
+    title
+        .trim_end_matches('#')
+        .trim_end()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || [' ', '-', '_'].contains(c))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// What keeps `translation` from matching the sections of `source`: nothing when it
+/// has the same headings, at the same levels, each marked with its English anchor.
+fn drift(source: &str, translation: &str) -> Option<String> {
+    let (want, got) = (source_sections(source), translated_sections(translation));
+    if want == got {
+        return None;
+    }
+    let first = want
+        .iter()
+        .zip(&got)
+        .position(|(w, g)| w != g)
+        .unwrap_or(want.len().min(got.len()));
+    Some(format!(
+        "{} sections where the English has {}; the first that differs is number {} \
+         (English: {:?}, translation: {:?})",
+        got.len(),
+        want.len(),
+        first + 1,
+        want.get(first),
+        got.get(first)
+    ))
+}
+
+#[test]
+fn every_translation_has_the_sections_of_its_english_source() {
+    let root = repo_root();
+    let pairs = translations(&root);
+    assert!(pairs.len() >= 6, "the translations were found: {pairs:?}");
+    let mut behind = Vec::new();
+    for (translation, source) in &pairs {
+        let name = relative(&root, translation);
+        let english = std::fs::read_to_string(source)
+            .unwrap_or_else(|e| panic!("{name}: its English source: {e}"));
+        let text = std::fs::read_to_string(translation).expect("the translation");
+        if let Some(what) = drift(&english, &text) {
+            behind.push(format!(
+                "{name} is behind {}: {what}; translate what changed, with \
+                 `<a id=\"ANCHOR\"></a>` before each heading",
+                relative(&root, source)
+            ));
+        }
+        // Each page names the others in its first line.
+        let source_name = source.file_name().and_then(|n| n.to_str()).expect("name");
+        let first = text.lines().next().unwrap_or("");
+        if !first.contains(&format!("]({source_name})")) {
+            behind.push(format!("{name}: the first line must link {source_name}"));
+        }
+        let own = translation
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("name");
+        if !english
+            .lines()
+            .next()
+            .unwrap_or("")
+            .contains(&format!("]({own})"))
+        {
+            behind.push(format!(
+                "{}: the first line must link {own}",
+                relative(&root, source)
+            ));
+        }
+    }
+    assert!(behind.is_empty(), "{}", behind.join("\n"));
+}
+
+#[test]
+fn a_translation_missing_a_section_or_its_anchor_is_caught() {
+    let english =
+        "# Title\n\n## Setup\n\ntext\n\n## Setup\n\n```\n# not a heading\n```\n### R-7.1 Discard\n";
+    let good = "<a id=\"title\"></a>\n# 标题\n<a id=\"setup\"></a>\n## 摆放\n<a id=\"setup-1\"></a>\n## 摆放\n\
+                <a id=\"r-71-discard\"></a>\n### R-7.1 弃牌\n";
+    assert_eq!(drift(english, good), None);
+    let missing = good.replace("<a id=\"setup-1\"></a>\n## 摆放\n", "");
+    assert!(
+        drift(english, &missing)
+            .is_some_and(|d| d.starts_with("3 sections where the English has 4"))
+    );
+    let unmarked = good.replace("<a id=\"r-71-discard\"></a>\n", "");
+    assert!(drift(english, &unmarked).is_some());
+    let wrong_level = good.replace("### R-7.1", "## R-7.1");
+    assert!(drift(english, &wrong_level).is_some());
 }

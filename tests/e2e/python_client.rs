@@ -7,6 +7,10 @@
 //! here too, check the fold against the conformance transcripts and the derivation
 //! against their replay.
 //!
+//! It is also a package (`pyproject.toml`, `catan-server-client`, typed models of
+//! every message generated from the JSON Schema, `py.typed`): installed into a fresh
+//! virtual environment, its `catan-play` command plays a game.
+//!
 //! Needs `examples/python/.venv` with `requirements.txt` installed (`.ci/run` makes
 //! it). Skipped with a message when it is missing, unless `CATAN_REQUIRE_PYTHON` is
 //! set (as `.ci/run` does): then a missing venv is a failure.
@@ -275,6 +279,89 @@ async fn the_python_unit_tests_pass_on_the_conformance_transcripts() {
                 .ok()
         })
         .unwrap_or(0);
-    assert!(ran >= 8, "the Python unit tests ran ({ran}):\n{stderr}");
+    assert!(ran >= 12, "the Python unit tests ran ({ran}):\n{stderr}");
+    // The generated models are checked there too (tests/test_models.py): current with
+    // the schema, and matching every message of the transcripts.
+    assert!(
+        stderr.contains("test_the_models_are_what_the_schema_gives")
+            && stderr.contains("test_every_message_of_the_transcripts_matches_its_model"),
+        "{stderr}"
+    );
     assert!(stderr.lines().any(|l| l == "OK"), "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_package_installs_into_a_fresh_venv_and_its_command_plays_a_game() {
+    let Some(_) = python() else { return };
+    // The package's files, copied out first: pip builds a local project in place.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source = dir.path().join("catan-server-client");
+    std::fs::create_dir_all(source.join("catan_client")).expect("mkdir");
+    for name in ["pyproject.toml", "README.md"] {
+        std::fs::copy(package_dir().join(name), source.join(name)).expect(name);
+    }
+    for entry in std::fs::read_dir(package_dir().join("catan_client")).expect("catan_client") {
+        let path = entry.expect("an entry").path();
+        if path.is_file() {
+            std::fs::copy(
+                &path,
+                source
+                    .join("catan_client")
+                    .join(path.file_name().expect("name")),
+            )
+            .expect("copy");
+        }
+    }
+    let venv = dir.path().join("venv");
+    let status = std::process::Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .status()
+        .expect("python3 -m venv");
+    assert!(status.success(), "python3 -m venv");
+    let pip = tokio::process::Command::new(venv.join("bin/pip"))
+        .args(["install", "-q", "--disable-pip-version-check"])
+        .arg(&source)
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(PYTHON_TIMEOUT, pip)
+        .await
+        .expect("pip install in time")
+        .expect("pip");
+    assert!(
+        out.status.success(),
+        "pip install failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Installed with its marker of a typed package and its models.
+    let check = "import importlib.resources as r, importlib.metadata as m, catan_client.models as t; \
+                 print(m.version('catan-server-client'), r.files('catan_client').joinpath('py.typed').is_file(), \
+                 sorted(t.ServerMessageEvents.__optional_keys__))";
+    // Run outside the source tree, so that the installed package is the one imported.
+    let out = std::process::Command::new(venv.join("bin/python"))
+        .args(["-c", check])
+        .current_dir(dir.path())
+        .output()
+        .expect("python");
+    let installed = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        installed.trim(),
+        "0.1.0 True ['deadline', 'legal', 'offer_deadlines', 'request_id']"
+    );
+
+    let server = TestServer::start_with(|c| c.bot_think_ms = 0).await;
+    let stdout = run(
+        &venv.join("bin/catan-play"),
+        &["--url", &server.url(""), "--vp-target", "5"],
+    )
+    .await;
+    let outcome: Value = serde_json::from_str(stdout.trim()).expect("one JSON line");
+    assert!(outcome["winner"].is_u64(), "{outcome}");
+    assert_eq!(outcome["commitment_ok"], true, "{outcome}");
+    server.stop().await;
 }

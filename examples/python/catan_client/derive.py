@@ -275,8 +275,11 @@ def verify(replay: dict[str, Any], board: Board) -> Checked:
     return v.checked
 
 
-def main(argv: list[str]) -> int:
-    """``python -m catan_client.derive REPLAY.json BOARD.json``: prints what was checked."""
+def main(argv: list[str] | None = None) -> int:
+    """``python -m catan_client.derive REPLAY.json BOARD.json`` (``catan-derive`` once
+    installed): prints what was checked."""
+    if argv is None:
+        argv = sys.argv[1:]
     with open(argv[0]) as f:
         replay = json.load(f)
     with open(argv[1]) as f:

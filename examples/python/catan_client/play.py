@@ -105,8 +105,8 @@ async def _finished_replay(lobby: Lobby, room: str) -> dict[str, Any]:
     raise TimeoutError("the finished game was never stored")
 
 
-def main(argv: list[str]) -> int:
-    """The command line: prints the outcome as one JSON line."""
+def main(argv: list[str] | None = None) -> int:
+    """The command line (``catan-play`` once installed): prints the outcome as one JSON line."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--url", required=True, help="the server's base URL, e.g. http://127.0.0.1:8080")
     p.add_argument("--seats", type=int, default=2, help="seats this client plays")
