@@ -1033,6 +1033,7 @@ fn child_server_command(database_url: &str, env: &[(&str, &str)]) -> std::proces
         .env("CATAN_LOBBY_RATE_PER_MIN", "0")
         .env("CATAN_WEBSOCKET_RATE_PER_MIN", "0")
         .env("CATAN_CHAT_PER_MIN", "100000")
-        .env("CATAN_MAX_WEBSOCKETS_PER_ADDRESS", "100000");
+        .env("CATAN_MAX_WEBSOCKETS_PER_ADDRESS", "100000")
+        .env("CATAN_MAX_CONNECTIONS_PER_ADDRESS", "0");
     command
 }

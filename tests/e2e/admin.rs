@@ -142,6 +142,73 @@ async fn the_admin_api_refuses_missing_and_wrong_tokens_and_is_not_on_the_public
     server.stop().await;
 }
 
+/// Everything a refusal shows a client: status, headers but the date, body.
+async fn refusal(r: reqwest::Response) -> (u16, Vec<(String, String)>, String) {
+    let status = r.status().as_u16();
+    let mut headers: Vec<(String, String)> = r
+        .headers()
+        .iter()
+        .filter(|(k, _)| *k != "date")
+        .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or("").to_owned()))
+        .collect();
+    headers.sort();
+    (status, headers, r.text().await.expect("body"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_the_token_every_admin_path_and_method_is_refused_alike() {
+    let server = admin_server(|_| {}).await;
+    let room = Uuid::new_v4();
+    let mut seen = std::collections::BTreeMap::new();
+    let paths = [
+        "/admin/rooms".to_owned(),
+        format!("/admin/rooms/{room}"),
+        "/admin/rooms/not-a-uuid".to_owned(),
+        format!("/admin/rooms/{room}/close"),
+        format!("/admin/rooms/{room}/seats/1/kick"),
+        format!("/admin/rooms/{room}/seats/999/kick"),
+        format!("/admin/rooms/{room}/seats/x/kick"),
+        "/admin/stats".to_owned(),
+        "/admin/stats/".to_owned(),
+        "/admin/players".to_owned(),
+        "/admin/nothing-here".to_owned(),
+        "/metrics".to_owned(),
+        "/".to_owned(),
+        "/api/rooms".to_owned(),
+    ];
+    for path in &paths {
+        for method in [
+            reqwest::Method::GET,
+            reqwest::Method::POST,
+            reqwest::Method::DELETE,
+            reqwest::Method::PUT,
+        ] {
+            let r = server
+                .http
+                .request(method.clone(), server.admin_url(path))
+                .header("authorization", "Bearer not-the-token")
+                .body("{}")
+                .send()
+                .await
+                .expect("http");
+            seen.entry(refusal(r).await)
+                .or_insert_with(Vec::new)
+                .push(format!("{method} {path}"));
+        }
+    }
+    assert_eq!(
+        seen.len(),
+        1,
+        "refusals differ before authentication: {seen:#?}"
+    );
+    let (status, _, body) = seen.keys().next().expect("one");
+    assert_eq!(*status, 401);
+    assert!(body.contains("\"unauthorized\""), "{body}");
+    // With the token an unknown path is an ordinary 404.
+    assert_eq!(server.admin_get("/admin/nothing-here").await.status(), 404);
+    server.stop().await;
+}
+
 /// A loopback port that was free a moment ago.
 async fn free_port() -> std::net::SocketAddr {
     let l = tokio::net::TcpListener::bind("127.0.0.1:0")

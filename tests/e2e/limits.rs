@@ -80,11 +80,12 @@ async fn one_address_creating_rooms_is_refused_after_the_burst_and_another_is_no
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn behind_a_proxy_the_configured_header_names_the_client() {
+async fn behind_a_trusted_proxy_the_header_names_the_client_and_from_anyone_else_it_is_ignored() {
     let server = TestServer::start_with(|c| {
         c.lobby_rate_per_min = 6;
         c.lobby_burst = 1;
         c.client_address_header = Some("X-Forwarded-For".into());
+        c.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
     })
     .await;
     let proxy = http_from("127.0.0.1");
@@ -93,6 +94,37 @@ async fn behind_a_proxy_the_configured_header_names_the_client() {
     assert_eq!(create(&proxy, &server, &one).await.status(), 201);
     assert_eq!(code_of(create(&proxy, &server, &one).await).await.0, 429);
     assert_eq!(create(&proxy, &server, &two).await.status(), 201);
+    // A client that talks to the server directly, past the proxy, and writes the
+    // header itself is its own address: its inventions are ignored.
+    let direct = http_from("127.0.0.2");
+    let three = [("x-forwarded-for", "198.51.100.3")];
+    let four = [("x-forwarded-for", "198.51.100.4")];
+    assert_eq!(create(&direct, &server, &three).await.status(), 201);
+    assert_eq!(code_of(create(&direct, &server, &four).await).await.0, 429);
+    // Behind the proxy, the addresses of one IPv6 /64 are one client; the next /64
+    // is another.
+    let v6a = [("x-forwarded-for", "2001:db8:1:2::1")];
+    let v6b = [("x-forwarded-for", "2001:db8:1:2:ffff::2")];
+    let v6c = [("x-forwarded-for", "2001:db8:1:3::1")];
+    assert_eq!(create(&proxy, &server, &v6a).await.status(), 201);
+    assert_eq!(code_of(create(&proxy, &server, &v6b).await).await.0, 429);
+    assert_eq!(create(&proxy, &server, &v6c).await.status(), 201);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_client_address_header_without_a_trusted_proxy_is_ignored() {
+    let server = TestServer::start_with(|c| {
+        c.lobby_rate_per_min = 6;
+        c.lobby_burst = 1;
+        c.client_address_header = Some("X-Forwarded-For".into());
+    })
+    .await;
+    let a = http_from("127.0.0.1");
+    let one = [("x-forwarded-for", "198.51.100.1")];
+    let two = [("x-forwarded-for", "198.51.100.2")];
+    assert_eq!(create(&a, &server, &one).await.status(), 201);
+    assert_eq!(code_of(create(&a, &server, &two).await).await.0, 429);
     server.stop().await;
 }
 
@@ -298,23 +330,27 @@ async fn an_address_whose_socket_was_closed_for_flooding_is_refused_new_ones_for
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn above_the_socket_cap_the_public_listener_waits_and_the_admin_one_answers() {
+async fn above_the_socket_cap_the_public_listener_waits_for_busy_sockets_and_the_admin_one_answers()
+{
     let server = TestServer::start_with(|c| {
         c.max_connections = 2;
         c.admin_token = Some("admin-secret".into());
     })
     .await;
+    // Two requests under way (their bodies still coming): busy sockets, never
+    // closed to make room.
     let mut held = Vec::new();
     for _ in 0..2 {
         let mut t = TcpStream::connect(server.addr).await.unwrap();
-        t.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-            .await
-            .unwrap();
-        let mut buf = [0u8; 256];
-        let n = t.read(&mut buf).await.unwrap();
-        assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
-        held.push(t); // kept alive
+        t.write_all(
+            b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+              Content-Length: 100\r\n\r\n{",
+        )
+        .await
+        .unwrap();
+        held.push(t);
     }
+    tokio::time::sleep(Duration::from_millis(100)).await;
     let waiting = tokio::spawn({
         let http = reqwest::Client::new();
         let url = server.url("/healthz");
@@ -323,7 +359,7 @@ async fn above_the_socket_cap_the_public_listener_waits_and_the_admin_one_answer
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(
         !waiting.is_finished(),
-        "not accepted while two sockets are open"
+        "not served while two busy sockets are open"
     );
     assert_eq!(server.admin_get("/admin/stats").await.status(), 200);
     drop(held.pop());
@@ -333,6 +369,110 @@ async fn above_the_socket_cap_the_public_listener_waits_and_the_admin_one_answer
         .unwrap()
         .unwrap();
     assert_eq!(status, 200);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_request_body_not_sent_in_time_is_refused() {
+    let server = TestServer::start_with(|c| c.header_timeout_secs = 5).await;
+    ready(&server).await;
+    tokio::time::pause();
+    let begun = tokio::time::Instant::now();
+    let mut slow = TcpStream::connect(server.addr).await.unwrap();
+    slow.write_all(
+        b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+          Content-Length: 100\r\n\r\n{",
+    )
+    .await
+    .unwrap();
+    let mut answer = Vec::new();
+    while !answer.ends_with(b"}}") {
+        let mut buf = [0u8; 1024];
+        let n = tokio::time::timeout(Duration::from_secs(60), slow.read(&mut buf))
+            .await
+            .expect("answered by the server")
+            .unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        answer.extend_from_slice(&buf[..n]);
+    }
+    let waited = begun.elapsed();
+    let head = String::from_utf8_lossy(&answer);
+    assert!(head.starts_with("HTTP/1.1 400"), "{head}");
+    assert!(
+        head.contains("\"bad_request\""),
+        "the usual error body: {head}"
+    );
+    assert!(
+        waited >= Duration::from_secs(5) && waited < Duration::from_secs(6),
+        "answered after {waited:?}: {head}"
+    );
+    tokio::time::resume();
+    server.stop().await;
+}
+
+/// Opens `n` sockets to `addr` from `from` that never send a byte.
+async fn idle_sockets(addr: SocketAddr, from: &str, n: usize) -> Vec<TcpStream> {
+    let ip: IpAddr = from.parse().unwrap();
+    let mut held = Vec::new();
+    for _ in 0..n {
+        let socket = TcpSocket::new_v4().unwrap();
+        socket.bind(SocketAddr::new(ip, 0)).unwrap();
+        if let Ok(Ok(t)) = tokio::time::timeout(Duration::from_secs(2), socket.connect(addr)).await
+        {
+            held.push(t);
+        }
+    }
+    held
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_sockets_starve_neither_listener() {
+    let server = TestServer::start_with(|c| {
+        c.admin_token = Some("admin-secret".into());
+        c.max_connections_per_address = 64;
+        c.header_timeout_secs = 60;
+    })
+    .await;
+    let admin = server.admin_addr.expect("admin listener");
+    // 500 idle sockets to each listener, from one address and from many.
+    let mut held = idle_sockets(server.addr, "127.0.0.9", 500).await;
+    held.extend(idle_sockets(admin, "127.0.0.9", 500).await);
+    for i in 0..50 {
+        held.extend(idle_sockets(admin, &format!("127.0.1.{}", i + 1), 10).await);
+    }
+    // The authenticated admin call and the public health check answer within 1 s.
+    let begun = std::time::Instant::now();
+    let r = tokio::time::timeout(Duration::from_secs(1), server.admin_get("/admin/stats"))
+        .await
+        .expect("the admin call answered within 1 s");
+    assert_eq!(r.status(), 200);
+    let healthz = tokio::time::timeout(
+        Duration::from_secs(1),
+        http_from("127.0.0.1").get(server.url("/healthz")).send(),
+    )
+    .await
+    .expect("/healthz answered within 1 s")
+    .unwrap();
+    assert_eq!(healthz.status(), 200);
+    assert!(begun.elapsed() < Duration::from_secs(2));
+    // The address that opened them holds at most its share of the public listener:
+    // the rest were closed at once.
+    let mut open = 0;
+    for t in held.iter_mut().take(500) {
+        let mut buf = [0u8; 1];
+        if tokio::time::timeout(Duration::from_millis(5), t.read(&mut buf))
+            .await
+            .is_err()
+        {
+            open += 1;
+        }
+    }
+    assert!(
+        open <= 64,
+        "{open} idle sockets from one address still open"
+    );
     server.stop().await;
 }
 

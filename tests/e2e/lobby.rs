@@ -1,5 +1,7 @@
 //! The HTTP lobby: rooms, seats, bots, start, origins; errors with stable codes.
 
+use std::time::Duration;
+
 use catan_e2e::TestServer;
 use catan_protocol::{ErrorBody, RoomInfo, RoomList, RoomStatus, ServerMessage};
 use serde_json::json;
@@ -559,6 +561,54 @@ async fn a_rebound_name_or_an_unreadable_origin_is_not_the_servers_own_page() {
     let own = format!("http://localhost:{port}");
     let r = take_seat_from(&server, &url, own.as_bytes(), "ann").await;
     assert_eq!(r.status(), 201, "the loopback address's own page may");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_opened_at_the_servers_ip_is_served_and_a_refused_origin_is_logged_with_its_fix() {
+    // As behind a proxy in a container: the public origins name the domain only.
+    let (db, _dir) = catan_e2e::fresh_sqlite_url();
+    let mut server = TestServer::spawn_process_with(
+        &db,
+        &[("CATAN_PUBLIC_ORIGINS", "https://catan.example.org")],
+    );
+    server
+        .wait_ready(Duration::from_secs(20))
+        .await
+        .expect("ready");
+    let created = server.create_room(json!({"players": 3})).await;
+    let url = server.url(&format!("/api/rooms/{}/seats", created.room_id));
+    // A page opened at http://IP:PORT (a trial by IP): its origin is the address the
+    // request went to, so it is the server's own without any setting.
+    let by_ip = format!("http://{}", server.addr);
+    let r = take_seat_from(&server, &url, by_ip.as_bytes(), "ann").await;
+    assert_eq!(r.status(), 201, "the page opened at the server's IP may");
+    // A name is not an IP: refused, and the refusal says what to set, in the log.
+    for _ in 0..3 {
+        let r = take_seat_from(&server, &url, b"https://catan.example.net", "bob").await;
+        let status = r.status().as_u16();
+        let body: serde_json::Value = r.json().await.expect("json");
+        assert_eq!(status, 403);
+        assert_eq!(body["error"]["code"], "origin_not_allowed");
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("CATAN_PUBLIC_ORIGINS")),
+            "{body}"
+        );
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let out = server.output.lock().unwrap().clone();
+    let logged: Vec<&String> = out
+        .iter()
+        .filter(|l| l.contains("https://catan.example.net"))
+        .collect();
+    assert_eq!(logged.len(), 1, "logged once a minute per origin: {out:#?}");
+    assert!(
+        logged[0].contains("CATAN_PUBLIC_ORIGINS") && logged[0].contains("CATAN_DOMAIN"),
+        "the log names the setting: {}",
+        logged[0]
+    );
     server.stop().await;
 }
 

@@ -15,7 +15,9 @@ use catan_server::store::{
 };
 use uuid::Uuid;
 
-use catan_e2e::{FaultyStore, fresh_postgres_url, fresh_sqlite_url};
+use std::time::Duration;
+
+use catan_e2e::{FaultyStore, TestServer, fresh_postgres_url, fresh_sqlite_url};
 
 fn options() -> RoomOptions {
     RoomOptions {
@@ -439,6 +441,65 @@ async fn a_database_that_cannot_be_reached_at_start_up_is_unavailable() {
         matches!(sqlite, Err(StoreError::Unavailable(_))),
         "{sqlite:?}"
     );
+}
+
+/// Forwards every connection to `port` on 127.0.0.1 to `to`, once `listener` is
+/// handed in (until then the port refuses connections).
+async fn forward(listener: tokio::net::TcpListener, to: std::net::SocketAddr) {
+    loop {
+        let Ok((mut inbound, _)) = listener.accept().await else {
+            return;
+        };
+        tokio::spawn(async move {
+            if let Ok(mut outbound) = tokio::net::TcpStream::connect(to).await {
+                let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+            }
+        });
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_started_before_its_postgres_waits_for_it_instead_of_exiting() {
+    let url = fresh_postgres_url().await;
+    let parsed = url::Url::parse(&url).expect("url");
+    let real: std::net::SocketAddr = format!(
+        "{}:{}",
+        parsed.host_str().expect("host"),
+        parsed.port().unwrap_or(5432)
+    )
+    .parse()
+    .expect("address");
+    // A port where nothing listens yet: the database "starts" only in 7 s, past the
+    // pool's own 5 s of trying.
+    let port = {
+        let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let mut late = parsed.clone();
+    late.set_port(Some(port)).unwrap();
+    let mut server = TestServer::spawn_process(late.as_str());
+    tokio::time::sleep(Duration::from_secs(7)).await;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+        .await
+        .expect("the port is still free");
+    tokio::spawn(forward(listener, real));
+    server
+        .wait_ready(Duration::from_secs(30))
+        .await
+        .unwrap_or_else(|out| {
+            panic!(
+                "the server did not wait for its database:\n{}",
+                out.join("\n")
+            )
+        });
+    let out = server.output.lock().unwrap().join("\n");
+    assert!(
+        out.contains("database not reachable yet; retrying"),
+        "each failed attempt is logged with its wait:\n{out}"
+    );
+    let room = server.create_room(serde_json::json!({})).await;
+    assert!(!room.host_token.is_empty(), "the server serves");
+    server.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -371,7 +371,10 @@ impl fmt::Display for LobbyError {
             LobbyError::NotFull => "every seat must be taken before the game starts",
             LobbyError::SpectatorsNotAllowed => "this room does not allow spectators",
             LobbyError::TooManyRooms => "the server is full; try again later",
-            LobbyError::OriginNotAllowed => "this origin is not allowed",
+            LobbyError::OriginNotAllowed => {
+                "this page's origin is not allowed by this server; its operator can allow it \
+                 with CATAN_PUBLIC_ORIGINS (the server's own address) or CATAN_ALLOWED_ORIGINS"
+            }
             LobbyError::ShuttingDown => "the server is shutting down",
             LobbyError::StoreUnavailable => "the game store is unavailable; try again shortly",
             LobbyError::GameNotFinished => "the game is not finished yet",

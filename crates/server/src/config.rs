@@ -112,11 +112,19 @@ pub struct Config {
     pub websocket_cool_down_secs: u64,
 
     /// HTTP header naming the client's address when the server runs behind a reverse
-    /// proxy that sets it, e.g. `X-Forwarded-For` (its last entry is taken: the one
-    /// the proxy added). Unset, the peer's own address is the client's; set it only
-    /// behind such a proxy, since clients can send any header.
+    /// proxy that sets it, e.g. `X-Forwarded-For`. It is believed only from the
+    /// proxies of `--trusted-proxies` (the right-most entry no trusted proxy added is
+    /// the client); from anyone else, and when no proxy is trusted, it is ignored and
+    /// the peer's own address is the client's.
     #[arg(long, env = "CATAN_CLIENT_ADDRESS_HEADER")]
     pub client_address_header: Option<String>,
+
+    /// The reverse proxies whose `--client-address-header` is believed: IP addresses
+    /// or CIDR ranges, comma separated, e.g. `172.28.0.10` or `10.0.0.0/8,fd00::/8`.
+    /// Default none. A trusted proxy is also exempt from the per-address socket cap
+    /// (every client behind it shares its address).
+    #[arg(long, env = "CATAN_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_net)]
+    pub trusted_proxies: Vec<ipnet::IpNet>,
 
     /// Seconds a client connection may take to send a whole request head, counted
     /// from when it connects or from the answer to its previous request (so this is
@@ -130,6 +138,12 @@ pub struct Config {
     /// admin listener and files.
     #[arg(long, env = "CATAN_MAX_CONNECTIONS", default_value_t = 10_000)]
     pub max_connections: usize,
+
+    /// Most open sockets (HTTP and WebSocket) on the public listener from one client
+    /// address (IPv6: one /64), counted by the peer's address; more are closed at
+    /// once. Trusted proxies are exempt. 0 turns the cap off.
+    #[arg(long, env = "CATAN_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = 64)]
+    pub max_connections_per_address: usize,
 
     /// Most WebSockets open at once; more are refused with `503` `server_busy`. It
     /// stays at least 16 below `--max-connections` (lowered if need be): the
@@ -281,6 +295,14 @@ pub enum ConfigError {
     PasswordWithoutPostgres,
 }
 
+/// One `--trusted-proxies` entry: an address (a one-address range) or a CIDR range.
+fn parse_net(s: &str) -> Result<ipnet::IpNet, String> {
+    let s = s.trim();
+    s.parse::<ipnet::IpNet>()
+        .or_else(|_| s.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+        .map_err(|_| format!("not an IP address or CIDR range: {s:?}"))
+}
+
 impl Config {
     /// Defaults for tests: loopback on port 0, fast bots, no database file.
     #[must_use]
@@ -297,7 +319,18 @@ impl Config {
         c.websocket_rate_per_min = 0;
         c.chat_per_min = 100_000;
         c.max_websockets_per_address = c.max_websockets;
+        c.max_connections_per_address = 0;
         c
+    }
+
+    /// Who a request is from: `--client-address-header` believed from
+    /// `--trusted-proxies` only.
+    #[must_use]
+    pub fn client_addresses(&self) -> crate::address::ClientAddresses {
+        crate::address::ClientAddresses::new(
+            self.client_address_header.as_deref(),
+            &self.trusted_proxies,
+        )
     }
 
     /// The lease of a room in a cluster (`--cluster-lease-secs`, at least 1 s).

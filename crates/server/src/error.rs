@@ -3,7 +3,8 @@
 //! internal details never reach the client.
 
 use axum::Json;
-use axum::extract::{FromRequestParts, Query};
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Query, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -48,6 +49,27 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
         match Query::<T>::from_request_parts(parts, state).await {
             Ok(Query(q)) => Ok(ApiQuery(q)),
             Err(e) => Err(LobbyError::BadRequest(e.body_text()).into()),
+        }
+    }
+}
+
+/// A request's body as bytes. A body that cannot be read (it did not come within
+/// `--header-timeout-secs`, or the connection broke) is refused as `400`
+/// `bad_request`, in the body every other refusal has.
+#[derive(Debug, Clone, Default)]
+pub struct ApiBytes(pub Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for ApiBytes {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+        match Bytes::from_request(request, state).await {
+            Ok(b) => Ok(ApiBytes(b)),
+            Err(e) => Err(LobbyError::BadRequest(format!(
+                "the request body could not be read: {}",
+                e.body_text()
+            ))
+            .into()),
         }
     }
 }

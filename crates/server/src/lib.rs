@@ -14,8 +14,10 @@
 //!   runtime; [`room::RoomTask`] drives it (commands, deadlines, store writes, socket
 //!   queues); [`room::RoomHandle`] is the cloneable way in.
 //! - [`registry`]: the rooms by id. [`bot`]: built-in bots, clients like any other.
-//! - [`listen`]: the accept loop (header timeout, socket cap, peer addresses);
-//!   [`limits`]: token buckets and WebSocket counts per client address.
+//! - [`listen`]: the accept loop (header timeout, socket caps, peer addresses);
+//!   [`address`]: the client's address behind trusted proxies, and the key
+//!   per-address limits count it under; [`limits`]: token buckets and WebSocket
+//!   counts per client address.
 //! - [`origin`]: CORS and WebSocket origin checks. [`token`]: secrets.
 //! - [`error`]: lobby errors with stable codes.
 //! - [`web`]: the embedded browser client (`/`, `/web/...`), `GET /api/board` and the
@@ -29,6 +31,7 @@
 //! code 1001), lets each room finish what it is doing, waits for pending database
 //! writes, and returns within `--shutdown-timeout-secs`.
 
+pub mod address;
 pub mod admin;
 pub mod bot;
 pub mod cli;
@@ -92,6 +95,8 @@ pub struct AppState {
     pub websocket_limiter: Arc<limits::AddressLimiter>,
     /// Open WebSockets, in total and per client address.
     pub sockets: Arc<limits::SocketCounts>,
+    /// Who a request is from, behind the trusted proxies.
+    pub client_addresses: Arc<address::ClientAddresses>,
     /// In a cluster (`--cluster-address`): this instance and its leases.
     pub cluster: Option<Arc<cluster::Cluster>>,
 }
@@ -117,6 +122,7 @@ impl AppState {
                 config.socket_budget().1,
                 config.max_websockets_per_address,
             )),
+            client_addresses: Arc::new(config.client_addresses()),
             store: Arc::new(store::Metered::new(bounded, metrics.clone())),
             origins: Arc::new(origin::OriginPolicy::new(
                 &config.allowed_origins,
@@ -285,9 +291,15 @@ pub async fn run_with(
             config.cluster_lease(),
         ))
     });
-    let store = store::SqlStore::connect_with(url.expose_secret(), fence.clone())
-        .await
-        .map_err(std::io::Error::other)?;
+    let mut shutdown = Box::pin(shutdown);
+    let connect = store::connect_at_start(url.expose_secret(), fence.clone());
+    let store = tokio::select! {
+        s = connect => s.map_err(std::io::Error::other)?,
+        () = &mut shutdown => {
+            info!("stopped before the database could be reached");
+            return Ok(());
+        }
+    };
     let cluster = fence
         .zip(config.cluster_address.clone())
         .map(|(f, address)| {
@@ -321,6 +333,13 @@ pub async fn serve(
             tokio::spawn(cluster::run(c.clone(), state.clone()));
         }
     }
+    if state.client_addresses.header_without_proxies() {
+        warn!(
+            "--client-address-header / CATAN_CLIENT_ADDRESS_HEADER is set but no proxy is \
+             trusted to send it: it is ignored; set --trusted-proxies / CATAN_TRUSTED_PROXIES \
+             to the proxy's address"
+        );
+    }
     let mut servers: Vec<JoinHandle<std::io::Result<()>>> = Vec::new();
     let public = app(state.clone());
     let (connections, websockets) = state.config.socket_budget();
@@ -328,11 +347,20 @@ pub async fn serve(
         connections,
         websockets, "socket caps of the public listener"
     );
-    servers.push(spawn_server(listener, public, &state, connections));
+    let per_address = state.config.max_connections_per_address;
+    servers.push(spawn_server(
+        listener,
+        public,
+        &state,
+        connections,
+        per_address,
+    ));
     match (admin, state.config.admin_token()) {
         (Some(l), Some(token)) => {
             let router = admin::router(state.clone(), token);
-            servers.push(spawn_server(l, router, &state, ADMIN_CONNECTIONS));
+            // Every admin call comes from the operator's few addresses (one, through
+            // a container's published port): no per-address cap, only the total.
+            servers.push(spawn_server(l, router, &state, ADMIN_CONNECTIONS, 0));
         }
         (Some(_), None) => warn!("admin API disabled: no admin token"),
         (None, _) => {}
@@ -374,16 +402,19 @@ pub async fn serve(
 }
 
 /// Serves `router` on `listener` until the server begins to shut down, with at most
-/// `max_connections` sockets open.
+/// `max_connections` sockets open, `max_per_address` from one peer address (0: no cap).
 fn spawn_server(
     listener: TcpListener,
     router: Router,
     state: &AppState,
     max_connections: usize,
+    max_per_address: usize,
 ) -> JoinHandle<std::io::Result<()>> {
     let limits = listen::ListenLimits {
         max_connections,
+        max_per_address,
         header_timeout: std::time::Duration::from_secs(state.config.header_timeout_secs),
+        proxies: (*state.client_addresses).clone(),
     };
     tokio::spawn(listen::serve(
         listener,

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use crate::address::limit_key;
 use crate::error::LobbyError;
 
 /// A token bucket: `rate` tokens per second, up to `burst`, full at first.
@@ -93,7 +94,7 @@ impl AddressLimiter {
         }
     }
 
-    /// Counts one costly call from `addr`.
+    /// Counts one costly call from `addr` (under its [`limit_key`]).
     ///
     /// # Errors
     /// `rate_limited` with the whole seconds to wait, when `addr` is over its rate.
@@ -101,6 +102,7 @@ impl AddressLimiter {
         if self.per_min == 0 {
             return Ok(());
         }
+        let addr = limit_key(addr);
         let mut buckets = self.buckets.lock().expect("rate limiter lock");
         if buckets.len() > PRUNE_ABOVE {
             buckets.retain(|_, b| !b.is_full());
@@ -123,6 +125,7 @@ impl AddressLimiter {
         if self.per_min == 0 || wait.is_zero() {
             return;
         }
+        let addr = limit_key(addr);
         let rate = f64::from(self.per_min) / 60.0;
         let burst = f64::from(self.burst);
         self.buckets
@@ -194,12 +197,14 @@ impl SocketCounts {
         }
     }
 
-    /// Counts a new WebSocket from `addr`, for as long as the slot lives.
+    /// Counts a new WebSocket from `addr` (under its [`limit_key`]), for as long as
+    /// the slot lives.
     ///
     /// # Errors
     /// `too_many_connections` when `addr` has its share open, `server_busy` when the
     /// server has as many as it takes.
     pub fn open(self: &Arc<Self>, addr: IpAddr) -> Result<SocketSlot, LobbyError> {
+        let addr = limit_key(addr);
         let mut open = self.open.lock().expect("socket count lock");
         let (total, per) = &mut *open;
         let mine = per.get(&addr).copied().unwrap_or(0);
@@ -263,6 +268,31 @@ mod tests {
         );
         assert!(l.check(b).is_ok());
         assert!(AddressLimiter::new(0, 0).check(a).is_ok(), "0 turns it off");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_addresses_of_one_ipv6_64_share_one_bucket_and_one_socket_count() {
+        let l = AddressLimiter::new(6, 2);
+        let a: IpAddr = "2001:db8:1:2::1".parse().unwrap();
+        let b: IpAddr = "2001:db8:1:2:ffff::9".parse().unwrap();
+        let other: IpAddr = "2001:db8:1:3::1".parse().unwrap();
+        assert!(l.check(a).is_ok() && l.check(b).is_ok());
+        assert!(
+            l.check(a).is_err() && l.check(b).is_err(),
+            "one /64, one bucket"
+        );
+        assert!(l.check(other).is_ok(), "the next /64 is another client");
+        let mapped: IpAddr = "::ffff:192.0.2.1".parse().unwrap();
+        let v4: IpAddr = "192.0.2.1".parse().unwrap();
+        assert!(l.check(mapped).is_ok() && l.check(v4).is_ok());
+        assert!(
+            l.check(v4).is_err(),
+            "an IPv4-mapped address is its IPv4 address"
+        );
+        let c = Arc::new(SocketCounts::new(10, 1));
+        let _a = c.open(a).unwrap();
+        assert_eq!(c.open(b).unwrap_err(), LobbyError::TooManyConnections);
+        assert!(c.open(other).is_ok());
     }
 
     #[test]

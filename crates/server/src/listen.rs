@@ -1,23 +1,31 @@
 //! The accept loop of a listener: HTTP/1.1 with a header-read timeout (which is also
-//! the idle keep-alive timeout), a cap on open sockets above which the listener
-//! stops accepting, and each request told the address of its peer.
+//! the idle keep-alive timeout), caps on open sockets in all and per peer address
+//! (a full listener closes its longest idle socket to take a new one), and each
+//! request told the address of its peer.
 
+use std::collections::{BTreeMap, HashMap};
 use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::Router;
-use axum::http::{HeaderMap, Request};
+use axum::body::{Body, Bytes};
+use axum::http::{Request, StatusCode};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tower::ServiceExt;
+use tower_http::timeout::RequestBodyTimeoutLayer;
 use tracing::{debug, warn};
+
+use crate::address::{ClientAddresses, limit_key};
 
 /// The peer address of the connection a request came on (an extension of every
 /// request served by [`serve`]).
@@ -29,36 +37,34 @@ pub struct PeerAddr(pub SocketAddr);
 #[derive(Debug, Clone, Copy)]
 pub struct LocalAddr(pub SocketAddr);
 
-/// The address a request counts against for the per-address limits: the peer's, or,
-/// when `header` is configured (behind a reverse proxy), the last entry of that
-/// header when it parses as an address. Without a peer address (a request not
-/// served by [`serve`], in tests) it is the unspecified address.
-#[must_use]
-pub fn client_ip(header: Option<&str>, headers: &HeaderMap, peer: Option<PeerAddr>) -> IpAddr {
-    let forwarded = header.and_then(|name| {
-        let value = headers.get_all(name).iter().next_back()?.to_str().ok()?;
-        let last = value.rsplit(',').next()?.trim();
-        last.parse::<IpAddr>()
-            .ok()
-            .or_else(|| last.parse::<SocketAddr>().ok().map(|a| a.ip()))
-    });
-    forwarded
-        .or(peer.map(|p| p.0.ip()))
-        .unwrap_or(IpAddr::from([0, 0, 0, 0]))
-}
-
 /// How a listener treats its connections.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct ListenLimits {
-    /// Most open sockets (upgraded WebSockets included); above it accepting waits.
+    /// Most open sockets (upgraded WebSockets included). A new connection beyond it
+    /// closes the socket idle longest (no request under way); only when none is idle
+    /// does accepting wait.
     pub max_connections: usize,
+    /// Most open sockets from one peer address (IPv6: one /64); more are closed at
+    /// once. 0: no cap. Trusted proxies are exempt.
+    pub max_per_address: usize,
     /// Time to send a whole request head, from connecting or from the last answer.
     pub header_timeout: Duration,
+    /// The reverse proxies in front, exempt from the per-address cap.
+    pub proxies: ClientAddresses,
 }
+
+/// How often accepting looks again for an idle socket to close while the listener
+/// is full of busy ones.
+const FULL_RETRY: Duration = Duration::from_millis(50);
 
 /// Serves `router` on `listener` until `stop` turns `true`; then stops accepting and
 /// waits for the open HTTP connections to finish their requests (upgraded
 /// WebSockets are not waited for here: their tasks are the rooms' business).
+///
+/// Idle sockets cannot hold the listener: a peer address has at most
+/// `max_per_address` open, and when the listener is full a new connection takes the
+/// place of the socket idle longest (one that has sent no whole request since it
+/// connected or since its last answer).
 ///
 /// # Errors
 /// None so far: accept errors (out of descriptors, for instance) are logged and
@@ -70,12 +76,12 @@ pub async fn serve(
     mut stop: watch::Receiver<bool>,
 ) -> std::io::Result<()> {
     let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let sockets = Arc::new(Sockets::default());
+    // A request whose body does not come keeps its socket busy (not closed to make
+    // room): it gets as long for its body as for its head.
+    let router = router.layer(RequestBodyTimeoutLayer::new(limits.header_timeout));
     let conns = TaskTracker::new();
     loop {
-        let permit = tokio::select! {
-            p = permits.clone().acquire_owned() => p.expect("the semaphore is never closed"),
-            () = stopped(&mut stop) => break,
-        };
         let accepted = tokio::select! {
             a = listener.accept() => a,
             () = stopped(&mut stop) => break,
@@ -90,13 +96,44 @@ pub async fn serve(
                 continue;
             }
         };
+        let key = limit_key(peer.ip());
+        let cap = if limits.proxies.is_trusted(peer.ip()) {
+            0
+        } else {
+            limits.max_per_address
+        };
+        if sockets.at_cap(key, cap) {
+            debug!(%peer, cap, "socket refused: its address has as many open as it may");
+            continue;
+        }
+        let permit = loop {
+            if let Ok(p) = permits.clone().try_acquire_owned() {
+                break Some(p);
+            }
+            sockets.close_oldest_idle();
+            tokio::select! {
+                p = permits.clone().acquire_owned() => break Some(p.expect("never closed")),
+                () = tokio::time::sleep(FULL_RETRY) => {}
+                () = stopped(&mut stop) => break None,
+            }
+        };
+        let Some(permit) = permit else { break };
         // Game messages are small and latency-bound: send each at once (no Nagle).
         let _ = tcp.set_nodelay(true);
+        let place = sockets.register(key);
         let io = Counted {
             tcp,
             _permit: permit,
+            _place: place.clone(),
         };
-        conns.spawn(connection(io, peer, router.clone(), limits, stop.clone()));
+        conns.spawn(connection(
+            io,
+            peer,
+            place,
+            router.clone(),
+            limits.header_timeout,
+            stop.clone(),
+        ));
     }
     conns.close();
     conns.wait().await;
@@ -112,32 +149,51 @@ fn is_per_connection(e: &std::io::Error) -> bool {
 }
 
 /// Serves one connection's requests (and hands an upgrade over) until it ends, the
-/// header timeout passes, or the server stops (then the request at hand finishes).
+/// header timeout passes, the listener closes it to make room, or the server stops
+/// (then the request at hand finishes).
 async fn connection(
     io: Counted,
     peer: SocketAddr,
+    place: Place,
     router: Router,
-    limits: ListenLimits,
+    header_timeout: Duration,
     mut stop: watch::Receiver<bool>,
 ) {
     let local = io.tcp.local_addr().ok();
+    let closed = place.close.clone();
     let service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
         request.extensions_mut().insert(PeerAddr(peer));
         if let Some(local) = local {
             request.extensions_mut().insert(LocalAddr(local));
         }
-        router.clone().oneshot(request)
+        let busy = place.busy();
+        let answer = router.clone().oneshot(request);
+        async move {
+            let response = match answer.await {
+                Ok(r) => r,
+                Err(never) => match never {},
+            };
+            if response.status() == StatusCode::SWITCHING_PROTOCOLS {
+                busy.upgraded();
+                return Ok::<_, std::convert::Infallible>(response);
+            }
+            Ok(response.map(|body| Body::new(UntilSent { body, busy })))
+        }
     });
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_timeout);
+        .header_read_timeout(header_timeout);
     let conn = builder
         .serve_connection(TokioIo::new(io), service)
         .with_upgrades();
     let mut conn = std::pin::pin!(conn);
     let result = tokio::select! {
         r = conn.as_mut() => r,
+        () = closed.cancelled() => {
+            debug!(%peer, "idle socket closed to make room");
+            return;
+        }
         () = stopped(&mut stop) => {
             conn.as_mut().graceful_shutdown();
             conn.await
@@ -153,11 +209,186 @@ async fn stopped(rx: &mut watch::Receiver<bool>) {
     let _ = rx.wait_for(|s| *s).await;
 }
 
+/// The open sockets of one listener: how many each address has, and which are idle,
+/// longest idle first.
+#[derive(Debug, Default)]
+struct Sockets {
+    table: Mutex<Table>,
+}
+
+#[derive(Debug, Default)]
+struct Table {
+    /// The id of the next socket.
+    next: u64,
+    /// Open sockets per address key.
+    per_address: HashMap<IpAddr, usize>,
+    /// The idle sockets, by when they became idle (and id): what closes each.
+    idle: BTreeMap<(Instant, u64), CancellationToken>,
+    /// Each open socket's key in `idle`, when idle; `None` while a request is under
+    /// way or once it is a WebSocket.
+    since: HashMap<u64, Option<Instant>>,
+}
+
+impl Sockets {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Table> {
+        self.table.lock().expect("socket table lock")
+    }
+
+    /// Whether `key` has `cap` sockets open (never with a `cap` of 0).
+    fn at_cap(&self, key: IpAddr, cap: usize) -> bool {
+        cap > 0 && self.lock().per_address.get(&key).is_some_and(|n| *n >= cap)
+    }
+
+    /// A new socket from `key`, idle until its first request.
+    fn register(self: &Arc<Self>, key: IpAddr) -> Place {
+        let close = CancellationToken::new();
+        let mut t = self.lock();
+        let id = t.next;
+        t.next += 1;
+        *t.per_address.entry(key).or_default() += 1;
+        let now = Instant::now();
+        t.idle.insert((now, id), close.clone());
+        t.since.insert(id, Some(now));
+        Place {
+            inner: Arc::new(PlaceInner {
+                sockets: self.clone(),
+                id,
+                key,
+            }),
+            close,
+        }
+    }
+
+    /// Closes the socket idle longest, if any is idle.
+    fn close_oldest_idle(&self) {
+        let mut t = self.lock();
+        if let Some(((_, id), close)) = t.idle.pop_first() {
+            t.since.insert(id, None);
+            close.cancel();
+        }
+    }
+
+    /// A request is under way on `id` (or it became a WebSocket): not idle.
+    fn set_busy(&self, id: u64) {
+        let mut t = self.lock();
+        if let Some(Some(since)) = t.since.get(&id).copied() {
+            t.idle.remove(&(since, id));
+        }
+        t.since.insert(id, None);
+    }
+
+    /// `id` answered its request and waits for the next one.
+    fn set_idle(&self, id: u64, close: &CancellationToken) {
+        let mut t = self.lock();
+        if !t.since.contains_key(&id) || close.is_cancelled() {
+            return;
+        }
+        let now = Instant::now();
+        t.idle.insert((now, id), close.clone());
+        t.since.insert(id, Some(now));
+    }
+
+    fn remove(&self, id: u64, key: IpAddr) {
+        let mut t = self.lock();
+        if let Some(Some(since)) = t.since.remove(&id) {
+            t.idle.remove(&(since, id));
+        }
+        if let Some(n) = t.per_address.get_mut(&key) {
+            *n -= 1;
+            if *n == 0 {
+                t.per_address.remove(&key);
+            }
+        }
+    }
+}
+
+/// One socket's place in its listener's table, for as long as the socket lives
+/// (through an upgrade to a WebSocket too).
+#[derive(Debug, Clone)]
+struct Place {
+    inner: Arc<PlaceInner>,
+    /// Cancelled when the listener closes the socket to make room.
+    close: CancellationToken,
+}
+
+#[derive(Debug)]
+struct PlaceInner {
+    sockets: Arc<Sockets>,
+    id: u64,
+    key: IpAddr,
+}
+
+impl Drop for PlaceInner {
+    fn drop(&mut self) {
+        self.sockets.remove(self.id, self.key);
+    }
+}
+
+impl Place {
+    /// Marks a request under way, until the returned mark is dropped.
+    fn busy(&self) -> Busy {
+        self.inner.sockets.set_busy(self.inner.id);
+        Busy {
+            place: Some(self.clone()),
+        }
+    }
+}
+
+/// A request under way on a socket; when dropped (its answer sent, or given up) the
+/// socket is idle again, unless it became a WebSocket.
+#[derive(Debug)]
+struct Busy {
+    place: Option<Place>,
+}
+
+impl Busy {
+    /// The socket is a WebSocket now: never idle again.
+    fn upgraded(mut self) {
+        self.place = None;
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        if let Some(p) = self.place.take() {
+            p.inner.sockets.set_idle(p.inner.id, &p.close);
+        }
+    }
+}
+
+/// A response body that keeps its socket busy until it is sent.
+struct UntilSent {
+    body: Body,
+    busy: Busy,
+}
+
+impl http_body::Body for UntilSent {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, axum::Error>>> {
+        let _ = &self.busy;
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
 /// A socket that holds its place under the listener's cap for as long as it lives,
 /// through an upgrade to a WebSocket too.
 struct Counted {
     tcp: TcpStream,
     _permit: OwnedSemaphorePermit,
+    _place: Place,
 }
 
 impl AsyncRead for Counted {
@@ -203,42 +434,92 @@ impl AsyncWrite for Counted {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::HeaderValue;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    #[test]
-    fn the_client_address_is_the_peers_unless_a_trusted_header_is_configured() {
-        let peer = Some(PeerAddr("192.0.2.9:5000".parse().unwrap()));
-        let mut h = HeaderMap::new();
-        h.insert(
-            "x-forwarded-for",
-            HeaderValue::from_static("203.0.113.1, 198.51.100.7"),
+    fn limits(max_connections: usize, max_per_address: usize) -> ListenLimits {
+        ListenLimits {
+            max_connections,
+            max_per_address,
+            header_timeout: Duration::from_secs(10),
+            proxies: ClientAddresses::default(),
+        }
+    }
+
+    async fn start(limits: ListenLimits) -> (SocketAddr, watch::Sender<bool>) {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let router = Router::new().route("/healthz", axum::routing::get(|| async { "ok" }));
+        let (stop_tx, stop) = watch::channel(false);
+        tokio::spawn(serve(listener, router, limits, stop));
+        (addr, stop_tx)
+    }
+
+    /// Sends `GET /healthz` on `tcp` and says whether it was answered 200.
+    async fn healthz(tcp: &mut TcpStream) -> bool {
+        if tcp
+            .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            .await
+            .is_err()
+        {
+            return false;
+        }
+        let mut buf = [0u8; 512];
+        let n = tcp.read(&mut buf).await.unwrap_or(0);
+        buf[..n].starts_with(b"HTTP/1.1 200")
+    }
+
+    /// Whether the server closed `tcp` (end of stream or reset), within a second.
+    async fn closed(tcp: &mut TcpStream) -> bool {
+        let mut buf = [0u8; 16];
+        matches!(
+            tokio::time::timeout(Duration::from_secs(1), tcp.read(&mut buf)).await,
+            Ok(Ok(0) | Err(_))
+        )
+    }
+
+    #[tokio::test]
+    async fn a_full_listener_closes_its_longest_idle_socket_for_a_new_one() {
+        let (addr, _stop) = start(limits(2, 0)).await;
+        let mut first = TcpStream::connect(addr).await.unwrap();
+        assert!(
+            healthz(&mut first).await,
+            "answered, then idle (keep-alive)"
         );
-        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
-        assert_eq!(client_ip(None, &h, peer), ip("192.0.2.9"), "off: ignored");
-        assert_eq!(
-            client_ip(Some("X-Forwarded-For"), &h, peer),
-            ip("198.51.100.7"),
-            "the entry the proxy added"
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let mut second = TcpStream::connect(addr).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        // Full: the third takes the place of the first, idle longest.
+        let mut third = TcpStream::connect(addr).await.unwrap();
+        assert!(
+            healthz(&mut third).await,
+            "the new socket is served at once"
         );
-        h.insert("x-forwarded-for", HeaderValue::from_static("junk"));
-        assert_eq!(
-            client_ip(Some("X-Forwarded-For"), &h, peer),
-            ip("192.0.2.9")
+        assert!(
+            closed(&mut first).await,
+            "the longest idle socket was closed"
         );
+        assert!(healthz(&mut second).await, "the other one is still open");
+    }
+
+    #[tokio::test]
+    async fn one_address_has_at_most_its_share_of_sockets() {
+        let (addr, _stop) = start(limits(100, 3)).await;
+        let mut held = Vec::new();
+        for _ in 0..3 {
+            held.push(TcpStream::connect(addr).await.unwrap());
+        }
+        let mut fourth = TcpStream::connect(addr).await.unwrap();
+        assert!(closed(&mut fourth).await, "over the address's cap: closed");
+        assert!(healthz(&mut held[0]).await, "those within it are served");
+        drop(held.pop());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let mut again = TcpStream::connect(addr).await.unwrap();
+        assert!(healthz(&mut again).await, "a place freed is taken again");
     }
 
     #[tokio::test(start_paused = true)]
     async fn a_request_head_not_sent_in_time_ends_the_connection() {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let router = Router::new().route("/healthz", axum::routing::get(|| async { "ok" }));
-        let limits = ListenLimits {
-            max_connections: 8,
-            header_timeout: Duration::from_secs(10),
-        };
-        let (_stop_tx, stop) = watch::channel(false);
-        tokio::spawn(serve(listener, router, limits, stop));
+        let (addr, _stop) = start(limits(8, 0)).await;
         // A whole request is answered, and the connection kept alive.
         let mut ok = TcpStream::connect(addr).await.unwrap();
         ok.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")

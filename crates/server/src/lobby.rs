@@ -14,8 +14,8 @@ use tracing::{Instrument, info_span};
 use uuid::Uuid;
 
 use crate::AppState;
-use crate::error::{ApiError, ApiQuery, LobbyError};
-use crate::listen::{PeerAddr, client_ip};
+use crate::error::{ApiBytes, ApiError, ApiQuery, LobbyError};
+use crate::listen::PeerAddr;
 use crate::token;
 use crate::ws::{self, ConnLimits};
 use catan_protocol::{
@@ -60,8 +60,8 @@ pub(crate) fn bearer(headers: &HeaderMap) -> Option<String> {
         .map(|t| t.trim().to_owned())
 }
 
-/// The address a request counts against for the per-address limits (see
-/// [`crate::listen::client_ip`]).
+/// The client's address (see [`crate::address::ClientAddresses::client_ip`]); the
+/// per-address limits count it under [`crate::address::limit_key`].
 pub struct ClientIp(pub IpAddr);
 
 impl FromRequestParts<AppState> for ClientIp {
@@ -75,9 +75,10 @@ impl FromRequestParts<AppState> for ClientIp {
         if let Some(client) = crate::cluster::forwarded_client(state, &parts.headers) {
             return Ok(ClientIp(client));
         }
-        let peer = parts.extensions.get::<PeerAddr>().copied();
-        let header = state.config.client_address_header.as_deref();
-        Ok(ClientIp(client_ip(header, &parts.headers, peer)))
+        let peer = parts.extensions.get::<PeerAddr>().map(|p| p.0.ip());
+        Ok(ClientIp(
+            state.client_addresses.client_ip(&parts.headers, peer),
+        ))
     }
 }
 
@@ -91,7 +92,7 @@ fn costly(state: &AppState, ip: &ClientIp) -> Result<(), LobbyError> {
 pub async fn create_room(
     State(state): State<AppState>,
     ip: ClientIp,
-    body: Bytes,
+    ApiBytes(body): ApiBytes,
 ) -> Result<Response, ApiError> {
     create_room_in(&state, &ip, &body)
         .await
@@ -174,7 +175,7 @@ pub async fn take_seat(
     State(state): State<AppState>,
     ip: ClientIp,
     Path(id): Path<String>,
-    body: Bytes,
+    ApiBytes(body): ApiBytes,
 ) -> Result<Response, ApiError> {
     let resp = async {
         not_shutting_down(&state)?;
@@ -209,7 +210,7 @@ pub async fn add_bot(
     ip: ClientIp,
     Path(id): Path<String>,
     headers: HeaderMap,
-    body: Bytes,
+    ApiBytes(body): ApiBytes,
 ) -> Result<Response, ApiError> {
     let resp = async {
         not_shutting_down(&state)?;

@@ -19,7 +19,7 @@ use tracing::{info, warn};
 use uuid::Uuid;
 
 use crate::AppState;
-use crate::error::{ApiError, ApiQuery, LobbyError};
+use crate::error::{ApiBytes, ApiError, ApiQuery, LobbyError};
 use crate::store;
 use crate::token;
 use catan_protocol::{MAX_CHAT_CHARS, RoomStatus};
@@ -48,15 +48,20 @@ pub fn router(app: AppState, token: &SecretString) -> Router {
         app,
         token_hash: store::sha256_hex(token.expose_secret()).into(),
     };
-    Router::new()
+    let routes = Router::new()
         .route("/admin/rooms", get(list_rooms))
         .route("/admin/rooms/{id}", get(inspect_room))
         .route("/admin/rooms/{id}/close", post(close_room))
         .route("/admin/rooms/{id}/seats/{seat}/kick", post(kick_seat))
         .route("/admin/stats", get(stats))
         .route("/metrics", get(metrics))
-        .layer(axum::middleware::from_fn_with_state(admin.clone(), guard))
-        .with_state(admin)
+        .with_state(admin.clone());
+    // The guard stands in front of the whole router, not of each route: without the
+    // token every path and method is refused alike (no `404`, `405` or `Allow`
+    // header tells a route exists).
+    Router::new()
+        .fallback_service(routes)
+        .layer(axum::middleware::from_fn_with_state(admin, guard))
 }
 
 /// Refuses a missing or wrong token with 401 `unauthorized`, and logs every call.
@@ -124,7 +129,7 @@ async fn inspect_room(
 async fn close_room(
     State(admin): State<Admin>,
     Path(id): Path<String>,
-    body: Bytes,
+    ApiBytes(body): ApiBytes,
 ) -> Result<Json<CloseRoomResponse>, ApiError> {
     let room = admin.app.rooms.get(parse_room_id(&id)?)?;
     let req: CloseRoomRequest = parse_body(&body)?;
@@ -138,7 +143,7 @@ async fn close_room(
 async fn kick_seat(
     State(admin): State<Admin>,
     Path((id, seat)): Path<(String, u8)>,
-    body: Bytes,
+    ApiBytes(body): ApiBytes,
 ) -> Result<StatusCode, ApiError> {
     let room = admin.app.rooms.get(parse_room_id(&id)?)?;
     let req: KickRequest = parse_body(&body)?;

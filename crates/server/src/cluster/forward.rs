@@ -25,7 +25,7 @@ use uuid::Uuid;
 
 use crate::AppState;
 use crate::error::{ApiError, LobbyError};
-use crate::listen::{PeerAddr, client_ip};
+use crate::listen::PeerAddr;
 
 /// The header that carries the cluster's secret on a forwarded request.
 const SECRET_HEADER: &str = "x-catan-cluster-secret";
@@ -144,9 +144,8 @@ pub async fn to_owner(State(state): State<AppState>, request: Request, next: Nex
             return ApiError(LobbyError::StoreUnavailable).into_response();
         }
     };
-    let peer = request.extensions().get::<PeerAddr>().copied();
-    let header = state.config.client_address_header.as_deref();
-    let client = client_ip(header, request.headers(), peer);
+    let peer = request.extensions().get::<PeerAddr>().map(|p| p.0.ip());
+    let client = state.client_addresses.client_ip(request.headers(), peer);
     let hop = Hop {
         owner,
         secret,

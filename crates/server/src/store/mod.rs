@@ -7,6 +7,7 @@ mod fence;
 mod group_commit;
 mod metered;
 mod options;
+mod retry;
 mod single;
 mod sql;
 
@@ -21,6 +22,7 @@ pub(crate) use bounded::timed_out;
 pub use fence::{Fence, NO_EPOCH};
 pub use metered::Metered;
 pub use options::StoredOptions;
+pub use retry::connect_at_start;
 pub use single::{SqliteLock, lock as lock_sqlite};
 pub use sql::SqlStore;
 
