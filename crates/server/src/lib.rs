@@ -58,8 +58,8 @@ use axum::Router;
 use axum::routing::{delete, get, post};
 use secrecy::ExposeSecret;
 use tokio::net::TcpListener;
-use tokio::sync::watch;
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::{info, warn};
 
@@ -80,10 +80,9 @@ pub struct AppState {
     pub rooms: Arc<registry::Rooms>,
     /// Allowed origins for CORS and WebSockets.
     pub origins: Arc<origin::OriginPolicy>,
-    /// Becomes `true` when the server shuts down; connections then close.
-    pub shutdown: watch::Receiver<bool>,
-    /// Keeps the shutdown channel open for as long as the state lives.
-    shutdown_tx: Arc<watch::Sender<bool>>,
+    /// Cancelled when the server shuts down: listeners stop accepting, connections
+    /// close, rooms end (each room watches a child of it).
+    pub shutdown: CancellationToken,
     /// Counters, gauges and histograms for `/metrics` and `/admin/stats`.
     pub metrics: Arc<metrics::Metrics>,
     /// Room tasks, WebSocket connections and background store writes: shutdown
@@ -106,7 +105,6 @@ impl AppState {
     /// `--store-timeout-ms`, and every write timed for the metrics.
     #[must_use]
     pub fn new(config: Config, store: Arc<dyn store::Store>) -> AppState {
-        let (tx, rx) = watch::channel(false);
         let metrics = Arc::new(metrics::Metrics::default());
         let bounded = Arc::new(store::Bounded::new(store, config.store_timeout()));
         AppState {
@@ -130,8 +128,7 @@ impl AppState {
             )),
             config: Arc::new(config),
             rooms: Arc::new(registry::Rooms::default()),
-            shutdown: rx,
-            shutdown_tx: Arc::new(tx),
+            shutdown: CancellationToken::new(),
             metrics,
             tasks: TaskTracker::new(),
             cluster: None,
@@ -153,14 +150,14 @@ impl AppState {
             store: self.store.clone(),
             metrics: self.metrics.clone(),
             tasks: self.tasks.clone(),
-            shutdown: self.shutdown.clone(),
+            shutdown: self.shutdown.child_token(),
             rooms: Arc::downgrade(&self.rooms),
         }
     }
 
     /// Tells every connection that the server is going away.
     pub fn begin_shutdown(&self) {
-        self.shutdown_tx.send_replace(true);
+        self.shutdown.cancel();
     }
 }
 

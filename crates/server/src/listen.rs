@@ -17,7 +17,7 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -57,7 +57,7 @@ pub struct ListenLimits {
 /// is full of busy ones.
 const FULL_RETRY: Duration = Duration::from_millis(50);
 
-/// Serves `router` on `listener` until `stop` turns `true`; then stops accepting and
+/// Serves `router` on `listener` until `stop` is cancelled; then stops accepting and
 /// waits for the open HTTP connections to finish their requests (upgraded
 /// WebSockets are not waited for here: their tasks are the rooms' business).
 ///
@@ -73,7 +73,7 @@ pub async fn serve(
     listener: TcpListener,
     router: Router,
     limits: ListenLimits,
-    mut stop: watch::Receiver<bool>,
+    stop: CancellationToken,
 ) -> std::io::Result<()> {
     let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let sockets = Arc::new(Sockets::default());
@@ -84,7 +84,7 @@ pub async fn serve(
     loop {
         let accepted = tokio::select! {
             a = listener.accept() => a,
-            () = stopped(&mut stop) => break,
+            () = stop.cancelled() => break,
         };
         let (tcp, peer) = match accepted {
             Ok(a) => a,
@@ -114,7 +114,7 @@ pub async fn serve(
             tokio::select! {
                 p = permits.clone().acquire_owned() => break Some(p.expect("never closed")),
                 () = tokio::time::sleep(FULL_RETRY) => {}
-                () = stopped(&mut stop) => break None,
+                () = stop.cancelled() => break None,
             }
         };
         let Some(permit) = permit else { break };
@@ -157,7 +157,7 @@ async fn connection(
     place: Place,
     router: Router,
     header_timeout: Duration,
-    mut stop: watch::Receiver<bool>,
+    stop: CancellationToken,
 ) {
     let local = io.tcp.local_addr().ok();
     let closed = place.close.clone();
@@ -194,7 +194,7 @@ async fn connection(
             debug!(%peer, "idle socket closed to make room");
             return;
         }
-        () = stopped(&mut stop) => {
+        () = stop.cancelled() => {
             conn.as_mut().graceful_shutdown();
             conn.await
         }
@@ -202,11 +202,6 @@ async fn connection(
     if let Err(e) = result {
         debug!(%peer, error = %e, "connection ended");
     }
-}
-
-/// Completes when the server begins to stop (or the signal is gone).
-async fn stopped(rx: &mut watch::Receiver<bool>) {
-    let _ = rx.wait_for(|s| *s).await;
 }
 
 /// The open sockets of one listener: how many each address has, and which are idle,
@@ -445,13 +440,13 @@ mod tests {
         }
     }
 
-    async fn start(limits: ListenLimits) -> (SocketAddr, watch::Sender<bool>) {
+    async fn start(limits: ListenLimits) -> (SocketAddr, CancellationToken) {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let router = Router::new().route("/healthz", axum::routing::get(|| async { "ok" }));
-        let (stop_tx, stop) = watch::channel(false);
-        tokio::spawn(serve(listener, router, limits, stop));
-        (addr, stop_tx)
+        let stop = CancellationToken::new();
+        tokio::spawn(serve(listener, router, limits, stop.clone()));
+        (addr, stop)
     }
 
     /// Sends `GET /healthz` on `tcp` and says whether it was answered 200.

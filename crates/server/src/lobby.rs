@@ -30,7 +30,7 @@ pub(crate) const TRANSPORT_MAX_MESSAGE: usize = 64 * 1024;
 /// Refuses a lobby call that reaches the server once it has begun to shut down (a
 /// request whose head arrived before, and is let finish): `shutting_down`.
 fn not_shutting_down(state: &AppState) -> Result<(), LobbyError> {
-    if *state.shutdown.borrow() {
+    if state.shutdown.is_cancelled() {
         Err(LobbyError::ShuttingDown)
     } else {
         Ok(())
@@ -40,7 +40,7 @@ fn not_shutting_down(state: &AppState) -> Result<(), LobbyError> {
 /// A room that ended under a call because the server is shutting down (rooms end
 /// then) is reported as the shutdown, not as an unknown room.
 fn during_shutdown(state: &AppState, e: LobbyError) -> LobbyError {
-    if e == LobbyError::RoomNotFound && *state.shutdown.borrow() {
+    if e == LobbyError::RoomNotFound && state.shutdown.is_cancelled() {
         LobbyError::ShuttingDown
     } else {
         e

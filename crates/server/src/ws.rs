@@ -8,6 +8,7 @@ use axum::extract::ws::{CloseFrame, Message, Utf8Bytes};
 use futures_util::{FutureExt, Sink, SinkExt, Stream, StreamExt};
 use serde::Deserialize;
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 use tracing::debug;
 
 use crate::limits::Bucket;
@@ -224,7 +225,7 @@ pub async fn serve<S>(
     room: RoomHandle,
     mut conn: Connected,
     limits: ConnLimits,
-    mut shutdown: tokio::sync::watch::Receiver<bool>,
+    shutdown: CancellationToken,
 ) -> Option<CloseCode>
 where
     S: Stream<Item = Result<Message, axum::Error>> + Sink<Message> + Unpin,
@@ -235,7 +236,7 @@ where
     let mut ping = tokio::time::interval_at(first, limits.ping_every);
     let close_code: Option<CloseCode> = loop {
         let verdict = tokio::select! {
-            () = shutting_down(&mut shutdown) => break Some(CloseCode::GoingAway),
+            () = shutdown.cancelled() => break Some(CloseCode::GoingAway),
             out = conn.rx.recv() => match out {
                 // Dropped as too slow with messages still queued: they are not sent,
                 // so that the close frame comes right after what is in transit.
@@ -250,7 +251,7 @@ where
                 None => {
                     // A room ends its connections when it closes, and when the server
                     // shuts down: then the close says so.
-                    break Some(if *shutdown.borrow() {
+                    break Some(if shutdown.is_cancelled() {
                         CloseCode::GoingAway
                     } else {
                         conn.shared.close_code().unwrap_or(CloseCode::RoomClosed)
@@ -285,7 +286,7 @@ where
         }
     };
     if let Some(code) = close_code {
-        end(&mut sink, &mut stream, &mut conn, code, &mut shutdown).await;
+        end(&mut sink, &mut stream, &mut conn, code, &shutdown).await;
     }
     room.disconnect(conn.conn).await;
     close_code
@@ -299,7 +300,7 @@ async fn end<W, R>(
     stream: &mut R,
     conn: &mut Connected,
     code: CloseCode,
-    shutdown: &mut tokio::sync::watch::Receiver<bool>,
+    shutdown: &CancellationToken,
 ) where
     W: Sink<Message> + Unpin,
     R: Stream<Item = Result<Message, axum::Error>> + Unpin,
@@ -325,7 +326,7 @@ async fn end<W, R>(
         while conn.rx.try_recv().is_ok() {}
         tokio::select! {
             () = close(sink, stream, code, None, TOO_SLOW_CLOSE) => {}
-            () = shutting_down(shutdown) => {}
+            () = shutdown.cancelled() => {}
         }
     } else {
         close(sink, stream, code, last.as_ref(), CLOSE_WRITE).await;
@@ -395,11 +396,4 @@ async fn close<W, R>(
         }
     })
     .await;
-}
-
-/// Completes when the server begins to shut down (or the signal is gone).
-async fn shutting_down(rx: &mut tokio::sync::watch::Receiver<bool>) {
-    if rx.wait_for(|s| *s).await.is_err() {
-        std::future::pending::<()>().await;
-    }
 }

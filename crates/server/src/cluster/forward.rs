@@ -342,7 +342,7 @@ async fn relay(
     client: WebSocket,
     upstream: tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>,
     silent_for: Duration,
-    mut shutdown: tokio::sync::watch::Receiver<bool>,
+    shutdown: tokio_util::sync::CancellationToken,
 ) {
     let (mut to_client_tx, mut from_client) = client.split();
     let (mut to_upstream, mut from_upstream) = upstream.split();
@@ -376,7 +376,7 @@ async fn relay(
                     break;
                 }
             }
-            () = async { drop(shutdown.wait_for(|s| *s).await) } => {
+            () = shutdown.cancelled() => {
                 let going = catan_protocol::CloseCode::GoingAway;
                 let _ = to_client_tx
                     .send(ws::Message::Close(Some(ws::CloseFrame {

@@ -331,7 +331,7 @@ impl Cluster {
 /// down. A room whose lease was not renewed (another instance claimed it, or the
 /// database could not be reached for a whole lease) is stopped here with 4014.
 pub async fn run(cluster: Arc<Cluster>, state: AppState) {
-    let mut shutdown = state.shutdown.clone();
+    let shutdown = state.shutdown.clone();
     let mut tick = tokio::time::interval(cluster.beat());
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut renewed_at = tokio::time::Instant::now();
@@ -346,7 +346,7 @@ pub async fn run(cluster: Arc<Cluster>, state: AppState) {
                     released = None;
                 }
             }
-            () = async { drop(shutdown.wait_for(|s| *s).await) } => return,
+            () = shutdown.cancelled() => return,
         }
         // A room closed here (before its start, say) is let go: its lease expires.
         let mut held = cluster.fence.held();

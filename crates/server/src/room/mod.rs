@@ -12,8 +12,9 @@ use std::sync::{Arc, Weak};
 
 use axum::extract::ws::Utf8Bytes;
 use catan_engine::Seat;
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
@@ -90,8 +91,9 @@ pub struct RoomContext {
     pub metrics: Arc<Metrics>,
     /// Tracks the room task and its background writes, so shutdown can wait for them.
     pub tasks: TaskTracker,
-    /// Becomes `true` when the server shuts down; the room task then ends.
-    pub shutdown: watch::Receiver<bool>,
+    /// Cancelled when the server shuts down (a child of the server's token): the
+    /// room task then ends.
+    pub shutdown: CancellationToken,
     /// The registry, so that a room that ends (closed, idle) can leave it. Weak: the
     /// registry owns the handles, not the other way round.
     pub rooms: Weak<Rooms>,

@@ -136,12 +136,12 @@ impl RoomTask {
         let span = info_span!("room", room = %self.room.id());
         async move {
             info!(players = self.room.options().game.players, "room created");
-            let mut shutdown = self.ctx.shutdown.clone();
+            let shutdown = self.ctx.shutdown.clone();
             // A restored room reserves its sequence numbers before anything else.
             self.settle();
             while !self.closed {
                 if let Some(cmd) = self.deferred.pop_front() {
-                    if *shutdown.borrow() {
+                    if shutdown.is_cancelled() {
                         break;
                     }
                     self.handle_command(cmd).await;
@@ -157,7 +157,7 @@ impl RoomTask {
                 tokio::select! {
                     // A command being handled (an action being stored) always finishes
                     // first: shutdown is only noticed between commands.
-                    () = shutting_down(&mut shutdown) => break,
+                    () = shutdown.cancelled() => break,
                     cmd = self.rx.recv() => match cmd {
                         Some(cmd) => self.handle_command(cmd).await,
                         None => break,
@@ -544,13 +544,6 @@ impl RoomTask {
                 &self.ctx.tasks,
             );
         }
-    }
-}
-
-/// Completes once the server is shutting down (never, if the signal is gone).
-pub(super) async fn shutting_down(rx: &mut tokio::sync::watch::Receiver<bool>) {
-    if rx.wait_for(|s| *s).await.is_err() {
-        std::future::pending::<()>().await;
     }
 }
 

@@ -10,7 +10,6 @@ use std::time::Duration;
 use tracing::{debug, info, warn};
 use uuid::Uuid;
 
-use super::task::shutting_down;
 use crate::store::{self, ActionRecord, Finish, Store};
 
 /// Appends `record` to `game`'s log, retrying over a hiccup of the database (after
@@ -73,7 +72,7 @@ pub(crate) async fn store_finish(
     store: Arc<dyn Store>,
     id: Uuid,
     finish: Finish,
-    mut shutdown: tokio::sync::watch::Receiver<bool>,
+    shutdown: tokio_util::sync::CancellationToken,
 ) {
     let mut delay = Duration::from_millis(100);
     loop {
@@ -90,16 +89,16 @@ pub(crate) async fn store_finish(
             Err(e) => {
                 let retry_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
                 warn!(room = %id, error = %e, retry_ms, "could not store the result; retrying");
-                if *shutdown.borrow() {
+                if shutdown.is_cancelled() {
                     tokio::time::sleep(delay.min(SHUTDOWN_RETRY)).await;
                 } else {
                     // A shutdown cuts a long backoff short: it is waiting for this write.
                     tokio::select! {
                         () = tokio::time::sleep(delay) => {}
-                        () = shutting_down(&mut shutdown) => {}
+                        () = shutdown.cancelled() => {}
                     }
                 }
-                delay = (delay * 2).min(if *shutdown.borrow() {
+                delay = (delay * 2).min(if shutdown.is_cancelled() {
                     SHUTDOWN_RETRY
                 } else {
                     Duration::from_secs(30)

@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use catan_engine::{Event, GameOptions, MapKind};
-use tokio::sync::watch;
 use tokio::time::Instant;
 use tokio_util::task::TaskTracker;
 use uuid::Uuid;
@@ -105,7 +104,7 @@ const HOST: &str = "host";
 /// What a room of these tests runs in: `store`, and no shutdown (without a sender
 /// the room never sees one).
 fn context(store: Arc<dyn Store>) -> RoomContext {
-    let (_, shutdown) = watch::channel(false);
+    let shutdown = tokio_util::sync::CancellationToken::new();
     RoomContext {
         config: Arc::new(Config::for_tests()),
         store,
