@@ -11,7 +11,13 @@ import { renderGame } from './game.js';
 import { renderModal } from './dialogs.js';
 import { historyList } from './endgame.js';
 import { replayPage } from './replay.js';
-import { h, S, W, dot, who, seatName, occupantName, toast, announce, beep, soundOn, setSound, glance, GLANCE_MS } from './ui.js';
+import { Part } from './dom.js';
+import { installIcons, icon, brand } from './icons.js';
+import { flyResources, flyCard } from './motion.js';
+import {
+  clearFlash, clearTrade, closeDialog, enterRoom, noteGain, notePiece as placed, noteRoll, setConn, setFlash, setRemoved, setRoom, setSession, typed,
+} from './state.js';
+import { h, S, W, dot, who, seatName, occupantName, toast, announce, beep, soundOn, setSound, glance, GLANCE_MS, onRedraw } from './ui.js';
 
 /** @typedef {import('./protocol').CreateRoomRequest} CreateRoomRequest */
 /** @typedef {import('./protocol').CreateRoomResponse} CreateRoomResponse */
@@ -53,20 +59,22 @@ function languageSwitcher() {
     location.href = u.toString();
   });
   document.getElementById('lang-slot').replaceChildren(sel);
-  document.querySelector('#topbar .brand').textContent = t('brand');
+  document.querySelector('#topbar .brand').replaceChildren(...brand(t('brand')));
   document.documentElement.lang = language();
 }
 
 /** The sound toggle in the top bar: off until turned on; remembered. */
 function soundToggle() {
+  // A speaker with waves when on, crossed when off (a shape of its own, not a struck-through note).
   const show = () => {
     btn.setAttribute('aria-pressed', soundOn() ? 'true' : 'false');
     btn.title = t(soundOn() ? 'sound.on' : 'sound.off');
+    btn.replaceChildren(icon(soundOn() ? 'sound_on' : 'sound_off'));
   };
   const btn = h('button', {
     id: 'sound', type: 'button', 'aria-label': t('sound'),
     onclick: () => { setSound(!soundOn()); show(); beep('turn'); },
-  }, '♪');
+  });
   show();
   document.getElementById('sound-slot').replaceChildren(btn);
 }
@@ -93,7 +101,7 @@ function quickGame(readOptions) {
   const err = h('p', { class: 'error', id: 'quick-error', role: 'alert' });
   const name = h('input', {
     id: 'quick-name', maxlength: 32, placeholder: t('your_name'), 'aria-label': t('your_name'), value: S.form.name,
-    oninput: (e) => { S.form.name = e.target.value; },
+    oninput: (e) => typed('name', e.target.value),
   });
   const go = /** @type {HTMLButtonElement} */ (h('button', {
     class: 'primary', id: 'play-bots', type: 'button',
@@ -115,9 +123,11 @@ function quickGame(readOptions) {
       } catch (x) { err.textContent = refusal(x); go.disabled = false; }
     },
   }, t('play_bots')));
-  return h('section', { class: 'panel', id: 'quick' }, h('h2', {}, t('quick_game')),
-    h('p', { class: 'muted' }, t('quick_game_about')),
-    h('div', { class: 'row' }, name, botLevelSelect('quick-bot-kind'), go), err);
+  go.prepend(icon('dice'));
+  return h('section', { class: 'panel hero', id: 'quick' },
+    h('div', { class: 'hero-head' }, icon('logo', { cls: 'hero-logo' }), h('div', {}, h('h1', {}, t('brand')), h('p', { class: 'muted' }, t('lobby_tagline')))),
+    h('div', { class: 'row hero-row' }, name, botLevelSelect('quick-bot-kind'), go), err,
+    h('p', { class: 'muted small' }, t('quick_game_about')));
 }
 
 /** The room options of the lobby's form. @returns {CreateRoomRequest} */
@@ -167,8 +177,11 @@ function lobbyForm() {
 async function lobbyPage() {
   document.title = t('title.lobby');
   const list = h('div', { id: 'room-list' }, h('p', { class: 'muted' }, t('loading_rooms')));
+  // One click to a game first; the room for friends and the rules' options folded away.
   $app.replaceChildren(h('div', { class: 'lobby' },
-    h('div', {}, quickGame(formOptions), h('section', { class: 'panel' }, h('h2', {}, t('new_room')), lobbyForm())),
+    h('div', {}, quickGame(formOptions),
+      h('details', { class: 'panel more', id: 'more-options' }, h('summary', { id: 'more-options-summary' }, t('more_options')),
+        h('h2', {}, t('new_room')), lobbyForm())),
     h('section', { class: 'panel' }, h('h2', {}, t('open_rooms')), list,
       h('h2', {}, t('end.history')), historyList())));
   const refresh = async () => {
@@ -208,20 +221,18 @@ function onEvents(events, view, seq) {
     notePiece(ev);
     if (ev.type === 'dice_rolled') {
       // What a roll produced, at a glance: the tiles glow and each seat's gains show.
-      const sum = ev.dice[0] + ev.dice[1];
-      S.rolledAt = Date.now();
-      S.glance = { at: S.rolledAt, tiles: producingTiles(view, sum), gains: {} };
+      noteRoll(producingTiles(view, ev.dice[0] + ev.dice[1]));
       // One redraw when it is over (one timer, however many rolls a fast game has).
       clearTimeout(glanceTimer);
       glanceTimer = setTimeout(renderSoon, GLANCE_MS + 50);
     }
-    const shown = glance();
-    if (ev.type === 'produced' && shown) {
-      const g = shown.gains[ev.seat] || {};
-      for (const [r, n] of Object.entries(ev.cards)) g[r] = (g[r] || 0) + n;
-      shown.gains[ev.seat] = g;
-    }
-    if (ev.type === 'offer_closed' && S.trade.counterTo === ev.offer) S.trade = { give: {}, get: {}, to: '', counterTo: null };
+    if (ev.type === 'produced' && glance()) noteGain(ev.seat, ev.cards);
+    // Motion that explains (none with prefers-reduced-motion): the cards a roll
+    // produced move from their tiles to the players, a stolen card from one player
+    // to the other.
+    if (ev.type === 'produced') flyResources(view, ev.seat, ev.cards, you);
+    if (ev.type === 'stolen') flyCard(ev.victim, ev.thief, ev.resource, you);
+    if (ev.type === 'offer_closed' && S.trade.counterTo === ev.offer) clearTrade(false);
     // An award that changes hands, for everyone (R-9).
     if (ev.type === 'longest_road' && ev.holder !== view.longest_road) {
       toast(ev.holder === null ? t('toast.lr_none') : t('toast.lr', { name: seatName(ev.holder) }), 'award');
@@ -232,6 +243,10 @@ function onEvents(events, view, seq) {
     if (you === null) continue;
     if (ev.type === 'turn_started' && ev.seat === you) toast(t('toast.your_turn'), 'turn');
     if (ev.type === 'stolen' && ev.victim === you) toast(t('toast.robbed', { name: seatName(ev.thief), res: ev.resource ? t(`res.${ev.resource}`) : t('a_card') }), 'robbed');
+    // The offerer is told when someone accepts (then they may complete the trade).
+    if (ev.type === 'offer_accepted' && view.offers.find((o) => o.id === ev.offer)?.from === you) {
+      toast(t('toast.accepted', { name: seatName(ev.seat) }), 'accepted');
+    }
     if (ev.type === 'offer_made' && ev.offer.from !== you && (ev.offer.to === you || ev.offer.to === null)) {
       toast(t('toast.offer', { name: seatName(ev.offer.from), give: cardsText(ev.offer.give), get: cardsText(ev.offer.get) }), 'offer');
     }
@@ -240,8 +255,8 @@ function onEvents(events, view, seq) {
 
 /** The last piece placed, marked on the board. */
 function notePiece(ev) {
-  if (ev.type === 'settlement_built' || ev.type === 'city_built') S.lastPiece = { kind: 'vertex', id: ev.vertex };
-  if (ev.type === 'road_built') S.lastPiece = { kind: 'edge', id: ev.edge };
+  if (ev.type === 'settlement_built' || ev.type === 'city_built') placed('vertex', ev.vertex);
+  if (ev.type === 'road_built') placed('edge', ev.edge);
 }
 
 /** The log's lines, kept in one element that every redraw moves into place. */
@@ -310,7 +325,7 @@ function onChange(kind, msg) {
   // An old chat replayed without its text (protocol.md 8) has nothing to show.
   if (kind === 'chat' && msg.text !== '') logLine(...chatLine(msg), msg.seq, true);
   if (kind === 'history') showHistory(msg);
-  if (kind === 'events' || kind === 'snapshot') S.flash = '';
+  if (kind === 'events' || kind === 'snapshot') clearFlash();
   // The words come with the close code that follows (closedText): an administrator's
   // own message is shown with it, never replaced by a generic line.
   if (kind === 'closing') closing = msg;
@@ -379,7 +394,7 @@ function connect() {
       closing = null;
     },
   });
-  S.conn = conn;
+  setConn(conn);
   conn.connect();
 }
 
@@ -397,22 +412,21 @@ async function seatTakenBack() {
   const occupant = seat?.occupant;
   const gone = r && r.status === 'lobby' && (!occupant || (S.session.name && occupant.name !== S.session.name));
   if (!gone) { showConn(closedText(4011)); closing = null; return; }
-  S.session = saveSession(S.roomId, { token: null, seat: null });
-  S.removed = true;
-  S.room = r;
+  setSession(saveSession(S.roomId, { token: null, seat: null }));
+  setRemoved(true);
+  setRoom(r);
   showConn('');
-  if (r.options.spectators) connect(); else { S.conn = null; pollRoom(); }
+  if (r.options.spectators) connect(); else { setConn(null); pollRoom(); }
   render();
 }
 
 // ---------------------------------------------------------------- room page
 
 async function roomPage(id) {
-  S.roomId = id;
-  S.session = loadSession(id);
+  enterRoom(id, loadSession(id));
   document.title = t('title.room');
   try {
-    S.room = await api('GET', `/api/rooms/${id}`);
+    setRoom(await api('GET', `/api/rooms/${id}`));
   } catch (x) {
     $app.replaceChildren(h('div', { class: 'panel' }, h('p', { class: 'error' }, t('room_error', { id, why: refusal(x) })), h('a', { href: '/' }, t('back_lobby'))));
     return;
@@ -425,7 +439,7 @@ async function roomPage(id) {
 
 async function pollRoom() {
   if (S.session.token || S.conn) return;
-  try { S.room = await api('GET', `/api/rooms/${S.roomId}`); render(); } catch { /* keep polling */ }
+  try { setRoom(await api('GET', `/api/rooms/${S.roomId}`)); render(); } catch { /* keep polling */ }
   setTimeout(pollRoom, 2000);
 }
 
@@ -459,8 +473,9 @@ function render() {
   if (!W().room) return;
   const focus = focusKey() || (spotFocusLost ? { sel: '#board .hl', spot: true } : null);
   noteLog();
-  if (!W().view) renderRoomLobby();
-  else renderGame();
+  const drawn = !W().view ? renderRoomLobby() : renderGame(chatPanel);
+  page.drawn = drawn;
+  page.draws += 1;
   renderModal();
   placeLog();
   // A dialog takes the focus, so that it is answered by keyboard: the control that
@@ -495,7 +510,10 @@ let frame = 0;
 function renderSoon() {
   if (!frame) frame = requestAnimationFrame(render);
 }
-S.render = render;
+onRedraw((now) => (now ? render() : renderSoon()));
+/** For the tests: the page's redraw, and which parts the last one drew. */
+const page = { render, drawn: /** @type {string[]} */ ([]), draws: 0 };
+/** @type {any} */ (window).__catanPage = page;
 
 function optionsLine(o) {
   return t('room_options', {
@@ -508,8 +526,8 @@ function optionsLine(o) {
 }
 
 async function lobbyCall(fn) {
-  try { await fn(); S.flash = ''; } catch (x) { S.flash = refusal(x); }
-  if (!S.conn) S.room = await api('GET', `/api/rooms/${S.roomId}`);
+  try { await fn(); setFlash('', false, false); } catch (x) { setFlash(refusal(x), false, false); }
+  if (!S.conn) setRoom(await api('GET', `/api/rooms/${S.roomId}`));
   render();
 }
 
@@ -521,7 +539,7 @@ function seatControls(r, free) {
     side.push(h('h3', {}, t('take_seat')),
       h('div', { class: 'row' }, h('input', {
         id: 'join-name', maxlength: 32, placeholder: t('your_name'), 'aria-label': t('your_name'), value: S.form.name,
-        oninput: (e) => { S.form.name = e.target.value; },
+        oninput: (e) => typed('name', e.target.value),
       }), h('button', {
         class: 'primary', id: 'join', disabled: !free.length,
         onclick: () => lobbyCall(async () => {
@@ -529,8 +547,8 @@ function seatControls(r, free) {
           localStorage.setItem('catan.name', nm);
           /** @type {TakeSeatResponse} */
           const tk = await api('POST', `/api/rooms/${r.id}/seats`, { name: nm });
-          S.session = saveSession(r.id, { token: tk.token, seat: tk.seat, name: nm });
-          S.removed = false;
+          setSession(saveSession(r.id, { token: tk.token, seat: tk.seat, name: nm }));
+          setRemoved(false);
           connect();
         }),
       }, t('join'))),
@@ -541,8 +559,8 @@ function seatControls(r, free) {
         id: 'leave',
         onclick: () => lobbyCall(async () => {
           try { await api('DELETE', `/api/rooms/${r.id}/seats/${S.session.seat}`, undefined, S.session.token); } finally {
-            S.session = saveSession(r.id, { token: null, seat: null });
-            if (r.options.spectators) connect(); else { S.conn?.close(); S.conn = null; pollRoom(); }
+            setSession(saveSession(r.id, { token: null, seat: null }));
+            if (r.options.spectators) connect(); else { S.conn?.close(); setConn(null); pollRoom(); }
           }
         }),
       }, t('leave_seat')));
@@ -554,7 +572,8 @@ function seatControls(r, free) {
     side.push(h('h3', {}, t('host')), h('div', { class: 'row' }, kind,
       h('button', {
         id: 'add-bot', disabled: !free.length,
-        onclick: () => lobbyCall(() => api('POST', `/api/rooms/${r.id}/bots`, { kind: BOT_LEVELS.find((l) => l === kind.value) || 'medium' }, host)),
+        // (The level as chosen: the select on the page, kept in localStorage when changed.)
+        onclick: () => lobbyCall(() => api('POST', `/api/rooms/${r.id}/bots`, { kind: botLevel() }, host)),
       }, t('add_bot')),
       h('button', {
         class: 'primary', id: 'start', disabled: free.length > 0,
@@ -565,12 +584,11 @@ function seatControls(r, free) {
   return side;
 }
 
-function renderRoomLobby() {
+/** The room before the start: its options, link and seats; the seat and host controls. */
+function roomPanel() {
   const r = W().room;
   const link = `${location.origin}/?room=${r.id}`;
-  const free = r.seats.filter((s) => !s.occupant);
   const you = W().you;
-  document.getElementById('status-line').textContent = t('room_status', { id: r.id.slice(0, 8), status: t(`status.${r.status}`) });
   const seats = h('table', { id: 'seats' },
     h('tr', {}, h('th', {}, t('seat')), h('th', {}, t('player')), h('th', {}, t('online'))),
     r.seats.map((s) => h('tr', { 'data-bot': s.occupant?.bot ? '' : undefined },
@@ -586,13 +604,33 @@ function renderRoomLobby() {
           onclick: () => lobbyCall(() => api('DELETE', `/api/rooms/${r.id}/seats/${s.seat}`, undefined, S.session.host_token)),
         }, t('remove')))
         : h('td', {}))));
+  return h('section', { class: 'panel' }, h('h2', {}, t('room')), h('p', {}, optionsLine(r.options)),
+    h('label', { class: 'row' }, t('join_link'), ' ', h('input', { class: 'share', id: 'share-link', readonly: true, value: link, onclick: (e) => e.target.select() })),
+    h('button', { id: 'copy-link', onclick: () => copyLink(link) }, t('copy_link')),
+    seats);
+}
+
+function controlsPanel() {
+  const r = W().room;
   const problem = W().refusal ? refusal(W().refusal) : S.flash;
-  $app.replaceChildren(h('div', { class: 'lobby' },
-    h('section', { class: 'panel' }, h('h2', {}, t('room')), h('p', {}, optionsLine(r.options)),
-      h('label', { class: 'row' }, t('join_link'), ' ', h('input', { class: 'share', id: 'share-link', readonly: true, value: link, onclick: (e) => e.target.select() })),
-      h('button', { id: 'copy-link', onclick: () => copyLink(link) }, t('copy_link')),
-      seats),
-    h('section', { class: 'panel' }, seatControls(r, free), problem ? h('p', { class: 'error', id: 'flash', role: 'alert' }, problem) : null, chatPanel())));
+  return [...seatControls(r, r.seats.filter((s) => !s.occupant)),
+    problem ? h('p', { class: S.flashOk && !W().refusal ? 'ok' : 'error', id: 'flash', role: 'alert' }, problem) : null];
+}
+
+const roomKey = () => JSON.stringify([W().room, W().you, S.session, S.removed, S.flash, S.flashOk, W().refusal]);
+const ROOM_PARTS = { 'room-slot': new Part(roomKey, roomPanel), 'controls-slot': new Part(roomKey, controlsPanel) };
+
+/** The room's page before the start: drawn once, then each part that changed. */
+function renderRoomLobby() {
+  const r = W().room;
+  document.getElementById('status-line').textContent = t('room_status', { id: r.id.slice(0, 8), status: t(`status.${r.status}`) });
+  let fresh = false;
+  if (!document.getElementById('room-lobby')) {
+    $app.replaceChildren(h('div', { class: 'lobby', id: 'room-lobby' }, h('div', { id: 'room-slot' }),
+      h('section', { class: 'panel' }, h('div', { id: 'controls-slot' }), chatPanel())));
+    fresh = true;
+  }
+  return Object.entries(ROOM_PARTS).filter(([id, part]) => part.update(document.getElementById(id), fresh)).map(([id]) => id);
 }
 
 /**
@@ -605,25 +643,23 @@ async function copyLink(link) {
     const field = document.getElementById('share-link');
     if (field instanceof HTMLInputElement) { field.select(); done = document.execCommand('copy'); }
   }
-  S.flash = done ? t('link_copied') : t('link_copy_failed');
-  render();
+  setFlash(done ? t('link_copied') : t('link_copy_failed'), done);
 }
 
 function chatPanel() {
-  const input = h('input', { id: 'chat-input', maxlength: 500, placeholder: t('chat'), 'aria-label': t('chat'), value: S.form.chat || '', oninput: (e) => { S.form.chat = e.target.value; } });
+  const input = h('input', { id: 'chat-input', maxlength: 500, placeholder: t('chat'), 'aria-label': t('chat'), value: S.form.chat || '', oninput: (e) => typed('chat', e.target.value) });
   const form = h('form', {
     id: 'chat-form', class: 'row',
     onsubmit: (e) => {
       e.preventDefault();
       const text = (S.form.chat || '').trim();
       if (text) S.conn?.chat(text);
-      S.form.chat = '';
+      typed('chat', '');
       input.value = '';
     },
   }, input, h('button', { type: 'submit' }, t('send')));
   return h('section', { class: 'panel', id: 'log-panel' }, h('h3', {}, t('log_chat')), $log, form);
 }
-S.chatPanel = chatPanel;
 
 // ---------------------------------------------------------------- start
 
@@ -636,7 +672,7 @@ function modalControls() {
 }
 
 document.addEventListener('keydown', (e) => {
-  if (e.key === 'Escape' && (S.mode || S.dialog)) { S.mode = null; S.dialog = null; render(); }
+  if (e.key === 'Escape' && (S.mode || S.dialog)) closeDialog({ mode: true });
   // A dialog is modal: Tab and Shift+Tab go round its controls, not to the page behind it.
   if (e.key === 'Tab' && !e.altKey && !e.ctrlKey && !e.metaKey) {
     const controls = modalControls();
@@ -662,8 +698,14 @@ function adoptTokenFromAddress(roomId) {
   history.replaceState(null, '', `${location.pathname}${location.search}`);
 }
 
+installIcons();
 languageSwitcher();
 soundToggle();
+// Leaving the page in the same tab (a link, Back) closes the connection, as closing
+// the tab does: the server marks the seat away at once and its stand-in can take
+// over; coming back to it (Forward, the back-forward cache) reconnects.
+addEventListener('pagehide', () => { if (S.conn) { S.conn.close(); clearTimeout(S.conn.retryTimer); } });
+addEventListener('pageshow', (e) => { if (e.persisted && S.roomId && S.conn) connect(); });
 const room = new URLSearchParams(location.search).get('room');
 const replay = new URLSearchParams(location.search).get('replay');
 if (room) adoptTokenFromAddress(room);

@@ -2,6 +2,8 @@
 // highlighted legal spots. Geometry comes from GET /api/board (protocol.md 14).
 
 import { t as tr } from './i18n.js';
+import { on } from './dom.js';
+import { boardIcon, RESOURCE_TINT } from './icons.js';
 
 /** @typedef {import('./protocol').GameView} GameView */
 /** @typedef {import('./protocol').Seat} Seat */
@@ -23,13 +25,7 @@ export const TERRAIN_COLORS = {
   mountains: '#8e8e9e',
   desert: '#e3d2a0',
 };
-export const RESOURCE_COLORS = {
-  lumber: '#2f7d32',
-  brick: '#c8643c',
-  wool: '#9bd161',
-  grain: '#f0c83c',
-  ore: '#8e8e9e',
-};
+export const RESOURCE_COLORS = RESOURCE_TINT;
 /**
  * Each terrain's pattern, drawn over its colour so that it reads without colour
  * (greyscale, colour blindness): trees, bricks, tufts, ears, peaks, dunes. Shapes in
@@ -70,7 +66,36 @@ export function producingTiles(view, sum) {
   return tiles;
 }
 
-const PIPS = { 2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 8: 5, 9: 4, 10: 3, 11: 2, 12: 1 };
+export const PIPS = { 2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 8: 5, 9: 4, 10: 3, 11: 2, 12: 1 };
+
+/**
+ * How much an intersection produces on average: the pips (dots) of the numbers of
+ * the tiles around it, the robber's tile left out; the setup's hint (a good opening
+ * spot has many pips and several resources).
+ * @param {GameView} view @param {number} vertex
+ */
+export function vertexPips(view, vertex) {
+  return board.vertices[vertex].tiles.reduce((n, t) => n + (t === view.robber ? 0 : PIPS[view.map.numbers[t]] || 0), 0);
+}
+
+/** The middle of tile `id` in board units. */
+export function tileCenter(id) {
+  const t = board.tiles[id];
+  return { x: px(t.x), y: py(t.y) };
+}
+
+/** The part of the board shown: all of it at zoom 1 (the sea's margin trimmed). */
+export const BOARD_BOX = { x: -262, y: -250, w: 524, h: 500 };
+
+/**
+ * The viewBox of the board zoomed `scale` times around (x, y), in board units.
+ * @param {{ scale: number, x: number, y: number }} zoom
+ */
+export function viewBoxOf({ scale, x, y }) {
+  const w = BOARD_BOX.w / scale;
+  const hh = BOARD_BOX.h / scale;
+  return `${x - w / 2} ${y - hh / 2} ${w} ${hh}`;
+}
 
 /** @type {import('./protocol').BoardGeometry | null} */
 let board = null;
@@ -111,8 +136,9 @@ function housePath(cx, cy, s) {
   return `M${cx - s},${cy + s} L${cx - s},${cy - s * 0.2} L${cx},${cy - s} L${cx + s},${cy - s * 0.2} L${cx + s},${cy + s} Z`;
 }
 
+/** A city: a tall tower with a pointed roof beside a wide hall, twice a settlement's bulk. */
 function cityPath(cx, cy, s) {
-  return `M${cx - 1.5 * s},${cy + s} L${cx - 1.5 * s},${cy - s * 0.3} L${cx - 0.75 * s},${cy - s * 1.1} L${cx},${cy - s * 0.3} L${cx + 1.5 * s},${cy - s * 0.3} L${cx + 1.5 * s},${cy + s} Z`;
+  return `M${cx - 1.4 * s},${cy + s} L${cx - 1.4 * s},${cy - s * 0.9} L${cx - 0.7 * s},${cy - s * 1.7} L${cx},${cy - s * 0.9} L${cx},${cy - s * 0.1} L${cx + 1.4 * s},${cy - s * 0.1} L${cx + 1.4 * s},${cy + s} Z`;
 }
 
 /**
@@ -128,21 +154,23 @@ function cityPath(cx, cy, s) {
  * @param {Set<number>} [marks.glow] tiles that just produced, glowing
  * @param {(kind: string, id: number) => string} [marks.label] a spot in words, for
  *   screen readers (spots are focusable and taken with Enter or Space)
+ * @param {boolean} [marks.hints] each candidate settlement spot shows its pips (the setup)
+ * @param {{ scale: number, x: number, y: number }} [marks.zoom] the part of the board shown
  */
-export function drawBoard(svg, view, hl, onPick, { last = null, glow = new Set(), label = () => '' } = {}) {
+export function drawBoard(svg, view, hl, onPick, { last = null, glow = new Set(), label = () => '', hints = false, zoom = { scale: 1, x: 0, y: 0 } } = {}) {
   svg.replaceChildren();
-  svg.setAttribute('viewBox', '-300 -275 600 550');
+  svg.setAttribute('viewBox', viewBoxOf(zoom));
   const spots = hl.tiles.size + hl.edges.size + hl.vertices.size;
   svg.setAttribute('role', spots ? 'group' : 'img');
   svg.setAttribute('aria-label', tr('board'));
   terrainDefs(svg);
-  el('rect', { x: -300, y: -275, width: 600, height: 550, class: 'sea', rx: 24 }, svg);
+  el('rect', { x: -400, y: -400, width: 800, height: 800, class: 'sea' }, svg);
   /** A spot taken by click, Enter or Space. */
   const pickable = (node, kind, id, labelKind = kind) => {
     node.setAttribute('role', 'button');
     node.setAttribute('aria-label', label(labelKind, id));
-    node.addEventListener('click', () => onPick(kind, id));
-    node.addEventListener('keydown', (e) => {
+    on(node, 'click', () => onPick(kind, id));
+    on(node, 'keydown', (e) => {
       if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); onPick(kind, id); }
     });
   };
@@ -166,17 +194,17 @@ export function drawBoard(svg, view, hl, onPick, { last = null, glow = new Set()
     const cy = py(t.y);
     if (n) {
       const g = el('g', { class: 'token' }, tilesG);
-      el('circle', { cx, cy, r: 15, class: 'token-bg' }, g);
+      el('circle', { cx, cy, r: 19, class: 'token-bg' }, g);
       const hot = n === 6 || n === 8;
       const txt = el('text', {
-        x: cx, y: cy + 2, class: hot ? 'token-num hot' : 'token-num',
+        x: cx, y: cy - 1, class: hot ? 'token-num hot' : 'token-num',
         'text-anchor': 'middle', 'dominant-baseline': 'middle',
       }, g);
       txt.textContent = String(n);
       const pips = PIPS[n] || 0;
       for (let i = 0; i < pips; i++) {
         el('circle', {
-          cx: cx + (i - (pips - 1) / 2) * 4, cy: cy + 10, r: 1.4,
+          cx: cx + (i - (pips - 1) / 2) * 4.6, cy: cy + 12, r: 1.8,
           class: hot ? 'pip hot' : 'pip',
         }, g);
       }
@@ -208,33 +236,30 @@ export function drawBoard(svg, view, hl, onPick, { last = null, glow = new Set()
     el('line', { x1: hx, y1: hy, x2: px(a.x), y2: py(a.y), class: 'pier' }, harborG);
     el('line', { x1: hx, y1: hy, x2: px(b.x), y2: py(b.y), class: 'pier' }, harborG);
     const g = el('g', { class: 'harbor', 'data-harbor': h.edge }, harborG);
-    el('circle', {
-      cx: hx, cy: hy, r: 14,
-      fill: h.resource ? RESOURCE_COLORS[h.resource] : '#ffffff',
-      class: 'harbor-bg',
-    }, g);
+    // A harbor reads at phone size: its resource as an icon (a shape of its own), its ratio in bold.
+    el('circle', { cx: hx, cy: hy, r: 19, fill: '#fffaf0', class: 'harbor-bg' }, g);
+    if (h.resource) {
+      el('circle', { cx: hx, cy: hy - 6, r: 9, fill: RESOURCE_COLORS[h.resource], class: 'harbor-res-bg' }, g);
+      g.append(boardIcon(h.resource, hx, hy - 6, 13, 'harbor-icon'));
+    }
     const txt = el('text', {
-      x: hx, y: h.resource ? hy - 3 : hy + 1, 'text-anchor': 'middle', 'dominant-baseline': 'middle', class: 'harbor-text',
+      x: hx, y: h.resource ? hy + 10 : hy + 1, 'text-anchor': 'middle', 'dominant-baseline': 'middle', class: h.resource ? 'harbor-text small' : 'harbor-text',
     }, g);
     txt.textContent = h.resource ? '2:1' : '3:1';
-    if (h.resource) {
-      const res = el('text', {
-        x: hx, y: hy + 7, 'text-anchor': 'middle', 'dominant-baseline': 'middle', class: 'harbor-res',
-      }, g);
-      res.textContent = tr(`res.${h.resource}`);
-    }
     const title = el('title', {}, g);
     title.textContent = h.resource ? tr('harbor_2', { res: tr(`res.${h.resource}`) }) : tr('harbor_3');
   });
 
   // Robber.
+  // (Placed by a CSS transform, so that moving it is a transition: the same element,
+  // kept by the redraw, glides to its new tile.)
   {
     const t = board.tiles[view.robber];
-    const cx = px(t.x) - 24;
+    const cx = px(t.x) - 27;
     const cy = py(t.y);
-    const g = el('g', { class: 'robber', 'data-robber': view.robber }, svg);
-    el('ellipse', { cx, cy: cy + 8, rx: 8, ry: 10 }, g);
-    el('circle', { cx, cy: cy - 6, r: 6 }, g);
+    const g = el('g', { class: 'robber', 'data-robber': view.robber, 'data-key': 'robber', style: `transform:translate(${cx}px,${cy}px)` }, svg);
+    el('ellipse', { cx: 0, cy: 8, rx: 9, ry: 11 }, g);
+    el('circle', { cx: 0, cy: -7, r: 7 }, g);
   }
 
   // Roads.
@@ -255,11 +280,13 @@ export function drawBoard(svg, view, hl, onPick, { last = null, glow = new Set()
   const bG = el('g', { class: 'buildings' }, svg);
   view.buildings.forEach((b) => {
     const v = board.vertices[b.vertex];
-    const d = b.city ? cityPath(px(v.x), py(v.y), 8) : housePath(px(v.x), py(v.y), 8);
+    const d = b.city ? cityPath(px(v.x), py(v.y), 9) : housePath(px(v.x), py(v.y), 8);
     el('path', {
       d, fill: SEAT_COLORS[b.seat], class: b.city ? 'city' : 'settlement',
       'data-building': b.vertex,
     }, bG);
+    // A city's window: it reads as a city at a glance, whatever the colour.
+    if (b.city) el('rect', { x: px(v.x) + 3, y: py(v.y) + 1, width: 5, height: 5, class: 'city-window' }, bG);
   });
 
   // The last piece placed.
@@ -301,6 +328,11 @@ export function drawBoard(svg, view, hl, onPick, { last = null, glow = new Set()
   for (const [id, kind] of hl.vertices) {
     const v = board.vertices[id];
     el('circle', { cx: px(v.x), cy: py(v.y), r: 13, class: `hl-mark hl-vertex hl-${kind}` }, hlG);
+    // The setup's hint: how many pips the spot's tiles have.
+    if (hints) {
+      const n = el('text', { x: px(v.x), y: py(v.y) + 1, 'text-anchor': 'middle', 'dominant-baseline': 'middle', class: 'hl-pips', 'data-pips': vertexPips(view, id) }, hlG);
+      n.textContent = String(vertexPips(view, id));
+    }
     const c = el('circle', {
       cx: px(v.x), cy: py(v.y), r: HIT / 2, class: 'hl hl-hit', 'data-vertex': id, 'data-kind': kind, tabindex: 0,
     }, hlG);

@@ -5,7 +5,9 @@
 
 import { t, refusal } from './i18n.js';
 import { api } from './kit.js';
+import { dismissGameOver, setFlash } from './state.js';
 import { h, S, W, who, seatName, occupantName } from './ui.js';
+import { seatMark } from './game.js';
 
 /** @typedef {import('./protocol').GameOverInfo} GameOverInfo */
 /** @typedef {import('./protocol').RematchResponse} RematchResponse */
@@ -18,7 +20,9 @@ const LOST = /** @type {const} */ (['spent', 'discarded', 'stolen', 'monopoly', 
 /** A table with one row per source and one column per seat. */
 function bySeat(id, seats, rows) {
   return h('div', { class: 'scroll-x' }, h('table', { id, class: 'stats' },
-    h('tr', {}, h('th', {}), seats.map((s) => h('th', { 'data-seat': s }, who(s)))),
+    // Each seat's mark and name over its column (the name cut short on a phone: four
+    // columns fit 390 px).
+    h('tr', {}, h('th', {}), seats.map((s) => h('th', { 'data-seat': s, title: seatName(s) }, seatMark(s), h('span', { class: 'th-name' }, seatName(s))))),
     rows));
 }
 
@@ -88,13 +92,13 @@ async function joinRematch(roomId) {
 /** Asks for the rematch (protocol.md 4.17), keeps the new room's host token, joins it. */
 async function rematch() {
   const token = S.session.token || S.session.host_token;
-  S.flash = '';
+  setFlash('', false, false);
   try {
     /** @type {RematchResponse} */
     const r = await api('POST', `/api/rooms/${S.roomId}/rematch`, undefined, token);
     if (r.host_token) saveSession(r.room_id, { host_token: r.host_token });
     await joinRematch(r.room_id);
-  } catch (x) { S.flash = refusal(x); S.render(); }
+  } catch (x) { setFlash(refusal(x)); }
 }
 
 /** The rematch controls: ask for one, or join the one someone made. */
@@ -103,7 +107,7 @@ function rematchPart() {
   const may = Boolean(S.session.token || S.session.host_token);
   if (made && may) {
     return h('p', { class: 'rematch' }, t('end.rematch_made'), ' ',
-      h('button', { id: 'join-rematch', class: 'primary', 'data-room': made, onclick: () => joinRematch(made).catch((x) => { S.flash = refusal(x); S.render(); }) }, t('end.join_rematch')));
+      h('button', { id: 'join-rematch', class: 'primary', 'data-room': made, onclick: () => joinRematch(made).catch((x) => setFlash(refusal(x))) }, t('end.join_rematch')));
   }
   if (made) return h('p', { class: 'rematch' }, h('a', { href: `/?room=${made}`, id: 'watch-rematch' }, t('end.watch_rematch')));
   if (!may) return null;
@@ -135,7 +139,7 @@ export function endScreen(g, room) {
       h('p', {}, h('a', { href: `/api/games/${S.roomId}/replay`, id: 'replay-json', target: '_blank' }, t('replay')))),
     h('p', {}, h('a', { href: `/?replay=${S.roomId}`, id: 'replay-link' }, t('end.watch_replay')), ' · ',
       h('a', { href: '/' }, t('back_lobby')), ' · ',
-      h('button', { id: 'close-game-over', onclick: () => { S.gameOverDismissed = true; S.render(); } }, t('show_board'))),
+      h('button', { id: 'close-game-over', onclick: () => dismissGameOver() }, t('show_board'))),
   ];
 }
 

@@ -9,7 +9,8 @@ import { drawBoard, loadBoard } from './board.js';
 import { t, refusal } from './i18n.js';
 import { api, foldEvent } from './kit.js';
 import { describe } from './log.js';
-import { h, S, dot, who, seatName } from './ui.js';
+import { setRoom } from './state.js';
+import { h, dot, who, seatName } from './ui.js';
 
 /** @typedef {import('./protocol').Replay} Replay */
 /** @typedef {import('./protocol').GameView} GameView */
@@ -50,10 +51,10 @@ export async function replayPage(id) {
     return;
   }
   // Names as the game had them, for the shared helpers (seatName, who).
-  S.room = /** @type {any} */ ({
+  setRoom(/** @type {any} */ ({
     id, options: r.game.options,
     seats: r.game.players.map((p) => ({ seat: p.seat, occupant: { name: p.name, bot: p.bot }, connected: false })),
-  });
+  }));
   const total = r.actions.length;
   let n = 0;
   const go = (to) => { n = Math.max(0, Math.min(total, to)); draw(); };
@@ -65,6 +66,8 @@ export async function replayPage(id) {
     const svg = /** @type {SVGSVGElement} */ (/** @type {unknown} */ (document.createElementNS('http://www.w3.org/2000/svg', 'svg')));
     svg.id = 'board';
     drawBoard(svg, v, NO_HIGHLIGHTS, () => {}, { last });
+    // At the end every Victory Point card is revealed: the final scores count them.
+    const vpAt = (p) => (n === total && r.final_scores ? r.final_scores.find((x) => x.seat === p.seat)?.points ?? p.public_vp : p.public_vp);
     const lines = step && before
       ? step.events.map((ev) => describe(ev, before, who)).filter(Boolean).map((l) => h('div', { class: l.cls }, ...l.parts))
       : [h('div', { class: 'muted' }, t('replay.start'))];
@@ -89,7 +92,7 @@ export async function replayPage(id) {
           h('table', { id: 'replay-players' },
             h('tr', {}, h('th', {}, t('player')), h('th', {}, t('vp')), h('th', {}, t('cards'))),
             v.players.map((p) => h('tr', { 'data-seat': p.seat },
-              h('td', {}, dot(p.seat), seatName(p.seat)), h('td', { class: 'vp' }, p.public_vp), h('td', {}, p.resource_cards))))),
+              h('td', {}, dot(p.seat), seatName(p.seat)), h('td', { class: 'vp' }, vpAt(p)), h('td', {}, p.resource_cards))))),
         h('section', { class: 'panel', id: 'replay-log' }, h('h3', {}, t('replay.events')), h('div', { class: 'log' }, lines)),
         h('p', {}, h('a', { href: `/api/games/${id}/replay`, target: '_blank' }, t('replay')), ' · ', h('a', { href: '/' }, t('back_lobby'))))));
   }

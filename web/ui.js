@@ -1,8 +1,13 @@
-// What the page's modules share: the DOM helper, the page state, seat names, buttons,
-// countdowns and toasts. The wire state lives in the kit's Connection (`S.conn.state`).
+// What the page's modules share: seat names, buttons, countdowns and toasts. The page
+// state is state.js's (`S`, written through its named updates), the wire state the
+// kit's Connection's (`S.conn.state`), the DOM helpers dom.js's.
 
 import { SEAT_COLORS, SEAT_NAMES } from './board.js';
 import { t, cardsText } from './i18n.js';
+import { h } from './dom.js';
+import { S, leaveMode, onUpdate } from './state.js';
+
+export { h, S };
 
 /** @typedef {import('./protocol').Action} Action */
 /** @typedef {import('./protocol').ActionInput} ActionInput */
@@ -17,58 +22,7 @@ export const COSTS = {
   dev: { wool: 1, grain: 1, ore: 1 },
 };
 
-/**
- * @param {string} tag
- * @param {Record<string, any>} [attrs]
- * @param {...any} children
- * @returns {HTMLElement & { value?: any }}
- */
-export function h(tag, attrs = {}, ...children) {
-  const e = /** @type {any} */ (document.createElement(tag));
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k.startsWith('on') && typeof v === 'function') e.addEventListener(k.slice(2), v);
-    else if (k === 'class') e.className = v;
-    else if (k === 'value') e.value = v;
-    else if (k === 'checked') e.checked = !!v;
-    else e.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const c of children.flat(Infinity)) {
-    if (c === null || c === undefined || c === false) continue;
-    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return e;
-}
-
-/** The page state besides the wire state. */
-export const S = {
-  roomId: /** @type {string | null} */ (null),
-  session: /** @type {{ token?: string | null, seat?: number | null, name?: string, host_token?: string }} */ ({}),
-  /** @type {Connection | null} */
-  conn: null,
-  /** @type {import('./protocol').RoomInfo | null} the room before a connection */
-  room: null,
-  mode: /** @type {string | null} */ (null), // 'road' | 'settlement' | 'city' while choosing where
-  trade: { give: {}, get: {}, to: '', counterTo: null },
-  maritime: { give: null, get: null },
-  discard: {},
-  dialog: /** @type {string | null} */ (null), // 'victim' | 'yop' | 'monopoly'
-  dialogData: /** @type {{ tile: number, options: any[] } | null} */ (null),
-  flash: '',
-  form: { name: localStorage.getItem('catan.name') || '', chat: '' },
-  gameOverDismissed: false,
-  /** The host took this page's seat back before the start (said until it takes one again). */
-  removed: false,
-  /** The last piece placed: { kind: 'vertex' | 'edge', id }. */
-  lastPiece: /** @type {{ kind: string, id: number } | null} */ (null),
-  rolledAt: 0,
-  /** @type {{ at: number, tiles: Set<number>, gains: Record<number, Record<string, number>> } | null} the last roll's production */
-  glance: null,
-  render: () => {},
-  /** @type {() => HTMLElement} the log and chat panel (app.js) */
-  chatPanel: () => null,
-};
-/** @type {any} */ (window).__catan = S; // for debugging in the console and the tests
+/** @type {any} */ (window).__catan = S; // read by the tests and in the console (read-only)
 
 /** The wire state (an empty one before the connection). */
 export const W = () => S.conn?.state || {
@@ -106,9 +60,17 @@ export const hasLegal = (type) => W().legal.some((a) => a.type === type);
 /** Sends an action (one in flight at a time); leaves the build mode. @param {ActionInput} action */
 export function act(action) {
   if (!S.conn || W().pending) return;
-  S.mode = null;
+  leaveMode();
   S.conn.act(action);
-  S.render();
+  redrawNow();
+}
+
+/** @type {() => void} */
+let redrawNow = () => {};
+/** The page's redraw (app.js), for what the person did. */
+export function onRedraw(fn) {
+  redrawNow = () => fn(true);
+  onUpdate(fn);
 }
 
 /**

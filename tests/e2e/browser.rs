@@ -117,6 +117,11 @@ async fn the_client_is_served_at_the_root_and_the_board_endpoint_matches_the_eng
         ("dialogs.js", "text/javascript"),
         ("endgame.js", "text/javascript"),
         ("replay.js", "text/javascript"),
+        ("state.js", "text/javascript"),
+        ("dom.js", "text/javascript"),
+        ("icons.js", "text/javascript"),
+        ("help.js", "text/javascript"),
+        ("motion.js", "text/javascript"),
         ("style.css", "text/css"),
     ] {
         let r = server
@@ -133,6 +138,7 @@ async fn the_client_is_served_at_the_root_and_the_board_endpoint_matches_the_eng
                 .starts_with(mime)
         );
     }
+    client_files_are_compressed_and_cached(&server).await;
     let missing = server
         .http
         .get(server.url("/web/nope.js"))
@@ -192,4 +198,83 @@ async fn the_client_is_served_at_the_root_and_the_board_endpoint_matches_the_eng
     );
     assert_eq!(board["coast"].as_array().expect("coast").len(), 30);
     server.stop().await;
+}
+
+/// The client's files on a slow line: gzipped for a browser that accepts it (and not
+/// for one that does not), each with an `ETag` answered `304` when it has not changed;
+/// the page names them under the build's version, kept for good (`immutable`), and is
+/// itself revalidated each time.
+async fn client_files_are_compressed_and_cached(server: &TestServer) {
+    let get = |path: &str, headers: &[(&str, &str)]| {
+        let mut req = server.http.get(server.url(path));
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        req.send()
+    };
+    let page = get("/", &[]).await.expect("GET /");
+    assert_eq!(page.headers()["cache-control"], "no-cache");
+    let page_tag = page.headers()["etag"].to_str().expect("ascii").to_owned();
+    let html = page.text().await.expect("body");
+    let at = html
+        .find("/web/v/")
+        .expect("the page names its files under a version");
+    let version: String = html[at + 7..].chars().take_while(|c| *c != '/').collect();
+    assert_eq!(version.len(), 12, "a version of 12 hex digits: {version}");
+    assert!(html.contains(&format!("/web/v/{version}/app.js")));
+    let again = get("/", &[("if-none-match", &page_tag)])
+        .await
+        .expect("GET /");
+    assert_eq!(again.status(), 304, "the page revalidates with 304");
+
+    let plain = get("/web/app.js", &[]).await.expect("GET");
+    assert!(
+        plain.headers().get("content-encoding").is_none(),
+        "not gzipped unasked"
+    );
+    let size = plain.bytes().await.expect("body").len();
+    let gz = get(
+        &format!("/web/v/{version}/app.js"),
+        &[("accept-encoding", "gzip, deflate, br")],
+    )
+    .await
+    .expect("GET");
+    assert_eq!(gz.status(), 200);
+    assert_eq!(gz.headers()["content-encoding"], "gzip");
+    assert_eq!(gz.headers()["vary"], "Accept-Encoding");
+    assert_eq!(
+        gz.headers()["cache-control"],
+        "public, max-age=31536000, immutable",
+        "the current version is kept for good"
+    );
+    let tag = gz.headers()["etag"].to_str().expect("ascii").to_owned();
+    let body = gz.bytes().await.expect("body");
+    assert_eq!(&body[..2], &[0x1f, 0x8b], "a gzip stream");
+    assert!(
+        body.len() * 2 < size,
+        "gzip at least halves app.js ({} of {size} bytes)",
+        body.len()
+    );
+    let refused = get("/web/app.js", &[("accept-encoding", "gzip;q=0, identity")])
+        .await
+        .expect("GET");
+    assert!(
+        refused.headers().get("content-encoding").is_none(),
+        "q=0 refuses gzip"
+    );
+    let same = get(
+        &format!("/web/v/{version}/app.js"),
+        &[("if-none-match", &tag)],
+    )
+    .await
+    .expect("GET");
+    assert_eq!(same.status(), 304, "an unchanged file answers 304");
+    assert_eq!(same.headers()["etag"].to_str().expect("ascii"), tag);
+    let other = get("/web/v/000000000000/app.js", &[]).await.expect("GET");
+    assert_eq!(other.status(), 200);
+    assert_eq!(
+        other.headers()["cache-control"],
+        "no-cache",
+        "another build's page gets this build's file, not kept for good"
+    );
 }

@@ -72,6 +72,7 @@ import { afterTheGame } from './after-game.js';
 import { cardDialogs } from './card-dialogs.js';
 import { setUpARoomByKeyboard } from './lobby.js';
 import { adminWordsReachThePlayer, refusedOrigin } from './self-hoster.js';
+import { clicksDuringBroadcasts } from './redraw.js';
 import { adoptSeatFromAddress, glanceAndFlow, layoutAtBothSizes, playWholeGame, rematchOfTwoPeople, spectateAStandIn, spectateGameWithoutWinner, spectateOnPhone, tradeAmongPeople } from './scenario.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -179,6 +180,12 @@ for (const name of NAMES) {
       const t0 = Date.now();
       await adminWordsReachThePlayer(browser, base, out, admin);
       console.log(`# ${name}: admin's words in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    });
+
+    test(`a press held while broadcasts arrive is a click; the dice animate once per roll; a message redraws only what it changed in ${name}`, { timeout: 150000 }, async () => {
+      const t0 = Date.now();
+      const r = await clicksDuringBroadcasts(browser, base, out, admin);
+      console.log(`# ${name}: ${r.presses} presses held over broadcasts, all clicks (${r.redrawnUnder} with the button's part redrawn under the finger); ${r.messages} broadcasts, ${r.renders} redraws (parts drawn: ${JSON.stringify(r.parts)}); ${r.dice.length} dice animated once each for ${r.rolls} rolls; in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     });
 
     test(`a room set up at 390x844 by keyboard: the language remembered, the invite link, the lobby's names, a person removed by the host, bots and the start in ${name}`, { timeout: 120000 }, async () => {

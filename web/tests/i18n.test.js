@@ -33,7 +33,10 @@ test('every key the page uses exists', () => {
 });
 
 test('every error code of the protocol and every enumerated value has a translation', () => {
-  const doc = readFileSync(path.join(WEB, '..', 'protocol.md'), 'utf8');
+  // protocol.md, or the section files it indexes (docs/protocol/).
+  const dir = path.join(WEB, '..', 'docs', 'protocol');
+  let doc = readFileSync(path.join(WEB, '..', 'protocol.md'), 'utf8');
+  try { for (const f of readdirSync(dir).sort()) if (f.endsWith('.md')) doc += `\n${readFileSync(path.join(dir, f), 'utf8')}`; } catch { /* not split */ }
   const sections = doc.split(/\n(?=#{2,3} )/).filter((s) => /^#{2,3} (4\.1 |18\.[123] )/.test(s));
   assert.equal(sections.length, 4, 'sections 4.1, 18.1, 18.2, 18.3');
   const codes = new Set(sections.flatMap((s) => [...s.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1])));
@@ -75,4 +78,15 @@ test('the language follows navigator.languages', () => {
   assert.equal(pickLanguage(['zh']), 'zh-Hans');
   assert.equal(pickLanguage(['fr-FR', 'en-GB']), 'en');
   assert.equal(pickLanguage(['de']), 'en');
+});
+
+test('繁體中文 speaks as Taiwan does, and both scripts call the bots 機器人 / 机器人', () => {
+  // Mainland words and their Taiwan counterparts (載入, 重新整理, 連線, 設定, ...).
+  const mainland = ['加載', '刷新', '連接', '設置', '創建', '在線', '消息', '字符', '設備', '打開', '標籤頁', '協議', '添加', '默認', '信息',
+    '電腦', '視頻', '軟件', '程序', '用戶', '網絡', '屏幕', '鏈接', '文件', '回放', '點擊', '支持'];
+  const found = Object.entries(DICTIONARIES['zh-Hant']).flatMap(([k, s]) => mainland.filter((w) => s.includes(w)).map((w) => `${k}: ${w}`));
+  assert.deepEqual(found, []);
+  for (const [l, word] of [['zh-Hans', '电脑'], ['zh-Hant', '電腦']]) {
+    assert.deepEqual(Object.entries(DICTIONARIES[l]).filter(([, s]) => s.includes(word)).map(([k]) => k), [], `${l}: no ${word}玩家`);
+  }
 });

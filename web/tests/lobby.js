@@ -11,7 +11,7 @@ import { measure } from './scenario.js';
 
 /** The translation of `key` in the page's own language (its i18n module). */
 const tr = (tab, key, params = {}) => tab.evaluate(async ([k, p]) => {
-  const { t } = await import('/web/i18n.js');
+  const { t } = await import(new URL('i18n.js', document.querySelector('script[type=module]').src).href);
   return t(k, p);
 }, [key, params]);
 
@@ -109,6 +109,10 @@ export async function setUpARoomByKeyboard(browser, base, out) {
   // 2. The lobby's form by keyboard only.
   await host.evaluate(() => { document.activeElement?.blur(); window.scrollTo(0, 0); });
   const keysAt = host.keys;
+  // The room's options are folded under More options: Tab to it, Enter opens it.
+  assert.ok(await host.tabTo('#more-options-summary'), 'Tab reaches More options');
+  await host.key('Enter');
+  assert.ok(await host.evaluate(() => document.getElementById('more-options').open), 'Enter opens the options');
   assert.ok(await host.tabTo('#opt-players'), 'Tab reaches the players');
   await host.key('ArrowDown');
   assert.equal(await host.value('#opt-players'), '3', 'an arrow key chooses 3 players');

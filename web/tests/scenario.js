@@ -11,6 +11,12 @@ import path from 'node:path';
 const RES = ['lumber', 'brick', 'wool', 'grain', 'ore'];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** Opens the lobby's folded room options (More options), as a person taps it. */
+export async function openOptions(tab) {
+  if (!(await tab.evaluate(() => document.getElementById('more-options')?.open))) await tab.click('#more-options-summary');
+  await tab.waitFor('#opt-players');
+}
+
 async function turnNumber(tab) {
   const n = await tab.attr('#turn-info', 'data-turn').catch(() => null);
   return n === null ? -1 : Number(n);
@@ -31,8 +37,8 @@ async function shown(tab) {
   // read it after the frames that draw what the kit already holds.
   await tab.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
   return tab.evaluate(() => ({
-    players: [...document.querySelectorAll('#players tr[data-seat]')].map((tr) => [...tr.querySelectorAll('td')].slice(1).map((td) => td.textContent)
-      .concat([...tr.querySelectorAll('.award')].map((b) => b.title))),
+    players: [...document.querySelectorAll('#players .player[data-seat]')].map((row) => [...row.querySelectorAll('.stat b')].map((b) => b.textContent)
+      .concat([...row.querySelectorAll('.award')].map((b) => b.title))),
     hand: [...document.querySelectorAll('#hand .card')].map((e) => e.textContent),
     ratios: document.getElementById('ratios')?.textContent,
     bank: [...document.querySelectorAll('#bank .card')].map((e) => e.textContent),
@@ -57,18 +63,18 @@ async function installReader(tab) {
   await tab.evaluate(() => {
     window.__readNumbers = () => {
       const num = (e) => Number((e?.textContent.match(/\d+/g) || ['NaN']).pop());
-      const players = [...document.querySelectorAll('#players tr[data-seat]')].map((tr) => {
-        const td = [...tr.querySelectorAll('td')];
+      const players = [...document.querySelectorAll('#players .player[data-seat]')].map((row) => {
+        const stat = (cls) => num(row.querySelector(`.stat.${cls} b`));
         return {
-          seat: Number(tr.dataset.seat),
-          vp: num(td[1]), cards: num(td[2]), dev: num(td[3]), knights: num(td[4]), road: num(td[5]),
-          awards: [...tr.querySelectorAll('[data-award]')].map((b) => b.dataset.award).sort(),
+          seat: Number(row.dataset.seat),
+          vp: stat('vp'), cards: stat('n-cards'), dev: stat('n-dev'), knights: stat('n-knights'), road: stat('road-length'),
+          awards: [...row.querySelectorAll('[data-award]')].map((b) => b.dataset.award).sort(),
         };
       });
       const hand = Object.fromEntries([...document.querySelectorAll('#hand .card[data-resource]')]
         .map((e) => [e.dataset.resource, Number(e.dataset.count)]));
       const devs = Object.fromEntries([...document.querySelectorAll('#hand .card[data-dev]')]
-        .map((e) => [e.dataset.dev, Number(e.textContent.match(/×(\d+)/)[1])]));
+        .map((e) => [e.dataset.dev, Number(e.dataset.count)]));
       const bank = Object.fromEntries([...document.querySelectorAll('#bank .card[data-bank]')].map((e) => [e.dataset.bank, num(e)]));
       const ratios = [...(document.getElementById('ratios')?.textContent.matchAll(/(\d):1/g) || [])].map((m) => Number(m[1]));
       return { players, hand, devs, bank, ratios };
@@ -104,7 +110,7 @@ async function recordStates(tab) {
     const record = () => {
       const c = window.__catan?.conn;
       const v = c?.state.view;
-      if (!v || !v.me || v.phase.name === 'over' || !document.querySelector('#players tr[data-seat]')) return false;
+      if (!v || !v.me || v.phase.name === 'over' || !document.querySelector('#players .player[data-seat]')) return false;
       // With a refresh outstanding, what the events state (cards, hand, bank,
       // knights, awards), not the derived numbers (points, road lengths, ratios).
       const stale = c.refreshSeq !== null;
@@ -117,13 +123,13 @@ async function recordStates(tab) {
     };
     // Only a redraw replaces #app's children; a log line or a toast, added as a
     // message arrives, is further down or elsewhere and does not count.
-    new MutationObserver(record).observe(document.getElementById('app'), { childList: true });
+    new MutationObserver(record).observe(document.getElementById('app'), { childList: true, subtree: true, characterData: true });
     const proto = Object.getPrototypeOf(window.__catan.conn);
     const receive = proto.receive;
     proto.receive = function (msg) {
       const r = receive.call(this, msg);
       if (this === window.__catan.conn && (msg.type === 'events' || msg.type === 'snapshot')) {
-        window.__catan.render();
+        window.__catanPage.render();
         const read = record();
         if (msg.type === 'events') {
           window.__messagesDrawn.events += 1;
@@ -228,20 +234,24 @@ async function recordToasts(tab) {
  */
 async function takeToasts(tab, you) {
   const rec = await tab.evaluate(() => window.__toastRecord);
-  const due = { turn: 0, robbed: 0, offer: 0, award: 0 };
+  const due = { turn: 0, robbed: 0, offer: 0, award: 0, accepted: 0 };
   const robberies = [];
+  const mine = new Set();
   for (const { ev, lr, la } of rec.events) {
     if (ev.type === 'turn_started' && ev.seat === you) due.turn += 1;
+    // The offerer is told when someone accepts.
+    if (ev.type === 'offer_made' && ev.offer.from === you) mine.add(ev.offer.id);
+    if (ev.type === 'offer_accepted' && mine.has(ev.offer)) due.accepted += 1;
     if (ev.type === 'stolen' && ev.victim === you) { due.robbed += 1; robberies.push(ev); }
     if (ev.type === 'offer_made' && ev.offer.from !== you && (ev.offer.to === you || ev.offer.to === null)) due.offer += 1;
     if ((ev.type === 'longest_road' && ev.holder !== lr) || (ev.type === 'largest_army' && ev.holder !== la)) due.award += 1;
   }
-  const shownKinds = { turn: 0, robbed: 0, offer: 0, award: 0 };
+  const shownKinds = { turn: 0, robbed: 0, offer: 0, award: 0, accepted: 0 };
   for (const k of rec.toasts) if (k in shownKinds) shownKinds[k] += 1;
   const robbedTexts = rec.texts.filter(([k]) => k === 'robbed').map(([, text]) => text);
   const words = await tab.evaluate(async (evs) => {
-    const { t } = await import('/web/i18n.js');
-    const { seatName } = await import('/web/ui.js');
+    const { t } = await import(new URL('i18n.js', document.querySelector('script[type=module]').src).href);
+    const { seatName } = await import(new URL('ui.js', document.querySelector('script[type=module]').src).href);
     return evs.map((ev) => [seatName(ev.thief), ev.resource ? t(`res.${ev.resource}`) : null]);
   }, robberies);
   robbedTexts.forEach((text, i) => {
@@ -259,7 +269,7 @@ function addCounts(into, from) {
 /** The hand shown in the page's "Your hand" panel. */
 async function hand(tab) {
   return tab.evaluate(() => Object.fromEntries([...document.querySelectorAll('#hand .card[data-resource]')]
-    .map((e) => [e.dataset.resource, Number(e.textContent.trim().split(' ').pop())])));
+    .map((e) => [e.dataset.resource, Number(e.dataset.count)])));
 }
 
 // `offers`: offer a player trade to everyone once in each of one's turns.
@@ -397,6 +407,7 @@ export async function playWholeGame(browser, base, out, { vpTarget = 4, lang = '
   // Lobby: create a room with every option, in language `lang`.
   await tab.goto(`${base}/?lang=${lang}`);
   assert.equal(await tab.evaluate(() => document.documentElement.lang), lang);
+  await openOptions(tab);
   await tab.select('#opt-players', '4');
   await tab.fill('#opt-vp', vpTarget);
   await tab.select('#opt-map', 'beginner');
@@ -536,7 +547,8 @@ export async function playWholeGame(browser, base, out, { vpTarget = 4, lang = '
  */
 async function rematchTakesTheSameSeat(tab, base, roomId) {
   const bots = (await (await fetch(`${base}/api/rooms/${roomId}`)).json()).seats.map((x) => x.occupant?.bot ?? null);
-  await tab.evaluate(() => { window.__catan.gameOverDismissed = false; window.__catan.render(); });
+  // (The end screen closed to see the board opens again with its button.)
+  if (!(await tab.count('#game-over'))) await tab.click('#show-results');
   await tab.click('#rematch');
   await tab.waitForFunction((old) => /[?&]room=/.test(location.search) && !location.search.includes(old), roomId);
   await tab.waitFor('#you-seat[data-seat="0"]');
@@ -697,7 +709,7 @@ export async function spectateAStandIn(browser, base, out) {
   await tab.goto(`${base}/?room=${id}&lang=en`);
   await tab.waitFor('#join');
   await post(`/api/rooms/${id}/start`, {}, host);
-  const mark = `#players tr[data-seat="${seat}"] [data-stand-in]`;
+  const mark = `#players .player[data-seat="${seat}"] [data-stand-in]`;
   await tab.waitFor(mark, 30000);
   assert.equal(await tab.text(mark), 'bot standing in');
   assert.equal(await tab.count('#players [data-stand-in]'), 1, 'only that seat');
@@ -741,6 +753,7 @@ export async function tradeAmongPeople(browser, base, out) {
   const [alice, bob, carol] = tabs;
 
   await alice.goto(`${base}/?lang=en`);
+  await openOptions(alice);
   await alice.select('#opt-players', '3');
   await alice.select('#opt-map', 'beginner');
   await alice.fill('#opt-trade', '600');
@@ -804,7 +817,7 @@ export async function tradeAmongPeople(browser, base, out) {
   // The offer toasts each page showed, and the one an offer should show.
   const offerToasts = (tab) => tab.evaluate(() => window.__toastRecord.texts.filter(([k]) => k === 'offer').map(([, x]) => x));
   const offerWords = (tab, from, giveCards, getCards) => tab.evaluate(async ([n, g, w]) => {
-    const { t, cardsText } = await import('/web/i18n.js');
+    const { t, cardsText } = await import(new URL('i18n.js', document.querySelector('script[type=module]').src).href);
     return t('toast.offer', { name: n, give: cardsText(g), get: cardsText(w) });
   }, [from, giveCards, getCards]);
   const before0 = await Promise.all(tabs.map(offerToasts));
@@ -814,7 +827,7 @@ export async function tradeAmongPeople(browser, base, out) {
   // 1. An offer to bob alone: carol sees it but cannot answer; bob rejects; it closes.
   // Bob's page tells him with a toast, in words; carol's does not.
   await setOffer(alice);
-  await alice.select('#offer-to', '1');
+  await alice.click('[data-offer-to="1"]');
   await alice.click('#send-offer');
   const one = await offerId(alice, /→ bob/);
   await bob.waitFor(`#reject-${one}`);
@@ -829,7 +842,7 @@ export async function tradeAmongPeople(browser, base, out) {
 
   // 2. An offer to everyone; bob counters asking for one more card; alice rejects the counter.
   await setOffer(alice);
-  await alice.select('#offer-to', '');
+  await alice.click('[data-offer-to=""]');
   await alice.click('#send-offer');
   const all = await offerId(alice, /→ everyone/);
   for (const tab of [bob, carol]) await tab.waitFor(`#accept-${all}`);
@@ -861,7 +874,9 @@ export async function tradeAmongPeople(browser, base, out) {
   await alice.waitFor(`#confirm-${all}-1`);
   await alice.waitFor(`#confirm-${all}-2`);
   assert.equal(await alice.text(`#confirm-${all}-2`), 'Trade with carol');
-  assert.match(await alice.text(`#offers .offer[data-offer="${all}"]`), /accepted: .*bob.*carol/);
+  // Each answer is a mark beside the player who gave it.
+  assert.deepEqual(await alice.evaluate((o) => [...document.querySelectorAll(`#offers .offer[data-offer="${o}"] .answer`)].map((e) => [e.dataset.seat, e.dataset.answer, e.querySelector('.name').textContent]), all),
+    [['1', 'accepted', 'bob'], ['2', 'accepted', 'carol']]);
   await alice.screenshot(path.join(out, 'trade.png'));
   const before = await Promise.all(tabs.map(hand));
   await alice.click(`#confirm-${all}-2`);
@@ -905,7 +920,7 @@ function sharedCorner(tab) {
   return tab.evaluate(async () => {
     const v = window.__catan?.conn?.state.view;
     if (!v || v.phase.name !== 'setup') return null;
-    const { topology } = await import('/web/board.js');
+    const { topology } = await import(new URL('board.js', document.querySelector('script[type=module]').src).href);
     const top = topology();
     const tile = v.map.numbers.findIndex((n) => n === 6 || n === 8);
     const spots = [...document.querySelectorAll('#board .hl[data-vertex]')].map((e) => Number(e.dataset.vertex))
@@ -973,7 +988,7 @@ async function robAPerson(tabs, names, memos, out) {
         const lost = RES.filter((r) => after[r] === before[r] - 1);
         assert.equal(lost.length, 1, `the victim lost one card: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
         const words = await tabs[victim].evaluate(async ([n, r]) => {
-          const { t } = await import('/web/i18n.js');
+          const { t } = await import(new URL('i18n.js', document.querySelector('script[type=module]').src).href);
           return t('toast.robbed', { name: n, res: t(`res.${r}`) });
         }, [names[i], lost[0]]);
         await tabs[victim].waitForFunction((x) => window.__toastRecord.texts.some(([k, y]) => k === 'robbed' && y === x), words, 5000)
@@ -1002,6 +1017,7 @@ export function measure(tab) {
       .map(({ e, r }) => `${e.tagName}#${e.id}[${e.dataset.step || ''}] ${Math.round(r.width)}x${Math.round(r.height)}`);
     return {
       scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth, innerWidth, innerHeight, scrollY,
+      scrollHeight: document.documentElement.scrollHeight,
       board: rect('#board'), topbar: rect('#topbar'), turn: rect('#turn-info'), timer: rect('#status-line .timer'),
       actions: rect('#actions'), hand: rect('#hand'), log: rect('#log'), small,
     };
@@ -1009,12 +1025,15 @@ export function measure(tab) {
 }
 
 /**
- * The layout at a phone's 390x844 and a laptop's 1366x768 for a seated player in
- * language `lang`: no horizontal overflow, every tap target at least 44 px, on the
- * phone the board the full width with the status (turn, dice, timer) sticky and
- * the actions in reach; on the laptop board, hand, actions and log in one screen.
- * A refusal shows in words (from its code) and clears at the next change of state;
- * a disabled action says why. Screenshots: phone-<lang>.png, desktop-<lang>.png.
+ * The game screen at a phone's 390x844 and a laptop's 1366x768 for a seated player in
+ * language `lang`: no horizontal overflow, every tap target at least 44 px; on the
+ * phone one screen without scrolling: the board the full width, the hand docked
+ * under it, the actions in thumb reach, the trade sheet over the board, closing by
+ * itself when the board must be tapped (every spot then in view and on top), zoom
+ * in and back with the buttons; on the laptop board, hand, actions and log in one
+ * screen. A refusal shows in words (from its code) and clears at the next change of
+ * state; a disabled action says why. Screenshots: phone-<lang>.png,
+ * phone-trade-<lang>.png, desktop-<lang>.png.
  */
 export async function layoutAtBothSizes(browser, base, out, { lang = 'zh-Hans', docs = null } = {}) {
   mkdirSync(out, { recursive: true });
@@ -1053,21 +1072,50 @@ export async function layoutAtBothSizes(browser, base, out, { lang = 'zh-Hans', 
   await tab.evaluate(() => window.__catan.conn.act({ type: 'end_turn' }));
   await tab.waitFor('#flash');
   const words = await tab.evaluate(async () => {
-    const { t } = await import('/web/i18n.js');
+    const { t } = await import(new URL('i18n.js', document.querySelector('script[type=module]').src).href);
     return [document.getElementById('flash').textContent, t(`err.${window.__catan.conn.state.refusal.code}`)];
   });
   assert.equal(words[0], words[1], 'the refusal is the translation of its code');
   await tab.click('#roll');
   await tab.waitForFunction(() => !document.getElementById('flash'));
   await tab.waitForFunction(() => !document.getElementById('roll') || document.getElementById('roll').disabled);
-  // Scrolled down to the hand, the status stays at the top and the actions at the bottom.
-  await tab.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
-  await sleep(100);
-  const scrolled = await measure(tab);
-  assert.ok(scrolled.scrollY > 0, 'the phone page scrolls');
-  assert.ok(scrolled.topbar.top === 0 && scrolled.turn.bottom <= scrolled.topbar.bottom && scrolled.timer, 'the status (turn, timer) is sticky');
-  assert.ok(scrolled.actions.top >= 0 && scrolled.actions.bottom <= scrolled.innerHeight + 1, 'and the actions at the bottom');
-  assert.deepEqual(scrolled.small, [], 'every tap target is at least 44 px after the roll');
+  // One screen, no scrolling: the hand docked and the actions in thumb reach.
+  const after = await measure(tab);
+  assert.ok(after.scrollHeight <= after.innerHeight + 1, `the phone's game screen does not scroll (${after.scrollHeight} for ${after.innerHeight})`);
+  assert.ok(after.hand && after.hand.top >= after.board.bottom - 1 && after.hand.bottom <= after.actions.top + 1, 'the hand is docked between the board and the actions');
+  assert.ok(after.actions.top >= after.innerHeight * 0.6, 'the actions sit in the lower part of the screen (thumb reach)');
+  assert.ok(after.topbar.top === 0 && after.timer, 'the status (turn, timer) is on screen');
+  assert.deepEqual(after.small, [], 'every tap target is at least 44 px after the roll');
+  // A sheet opens over the board; when the board must be tapped it closes by itself.
+  // (After a 7, the robber first: the board is needed, no sheet stays open.)
+  for (let p = await look(tab); p && (p.spots || p.dialog); p = await look(tab)) await step(tab, memo, p);
+  await tab.click('#open-trade');
+  await tab.waitFor('#trade-sheet[data-open]');
+  const sheet = await measure(tab);
+  assert.deepEqual(sheet.small, [], 'every tap target of the trade sheet is at least 44 px');
+  assert.ok(sheet.scrollWidth <= 390, 'the sheet does not overflow');
+  await tab.screenshot(path.join(out, `phone-trade-${lang}.png`));
+  if (await tab.enabled('#build-road')) {
+    await tab.click('#build-road');
+    await tab.waitForFunction(() => !document.querySelector('#trade-sheet[data-open]') && document.querySelectorAll('#board .hl').length > 0);
+    // Every spot to tap is in view and takes the tap (nothing over it).
+    const hits = await tab.evaluate(() => [...document.querySelectorAll('#board .hl')].map((e) => {
+      const r = e.getBoundingClientRect();
+      const x = r.left + r.width / 2; const y = r.top + r.height / 2;
+      return y >= 0 && y <= innerHeight && x >= 0 && x <= innerWidth && document.elementFromPoint(x, y) === e;
+    }));
+    assert.ok(hits.length > 0 && hits.every(Boolean), `every road spot is in view and on top (${hits.filter(Boolean).length} of ${hits.length})`);
+    await tab.click('#build-road');
+  }
+  if (await tab.count('#trade-sheet[data-open]')) await tab.click('#close-trade');
+  // Zoom in and out with the buttons: the board shows less, then all of it again.
+  const box0 = await tab.attr('#board', 'viewBox');
+  await tab.click('#zoom-in');
+  await tab.waitForFunction((b) => document.getElementById('board').getAttribute('viewBox') !== b, box0);
+  const zoomed = (await tab.attr('#board', 'viewBox')).split(' ').map(Number);
+  assert.ok(zoomed[2] < Number(box0.split(' ')[2]), 'zoomed in, the board shows less');
+  await tab.click('#zoom-fit');
+  await tab.waitForFunction((b) => document.getElementById('board').getAttribute('viewBox') === b, box0);
   await tab.screenshot(path.join(out, `phone-hand-${lang}.png`));
 
   await tab.page.setViewport({ width: 1366, height: 768 });
@@ -1117,6 +1165,7 @@ export async function glanceAndFlow(browser, base, out) {
   assert.equal(await tab.attr('#sound', 'aria-pressed'), 'true', 'the sound choice is remembered');
   await tab.click('#sound');
   assert.equal(await tab.attr('#sound', 'aria-pressed'), 'false');
+  await openOptions(tab);
   await tab.select('#opt-players', '3');
   await tab.fill('#opt-turn', 20);
   await tab.fill('#opt-vp', 5);
@@ -1127,7 +1176,7 @@ export async function glanceAndFlow(browser, base, out) {
   await tab.waitFor('#board');
   const seats = await tab.evaluate(() => window.__catan.conn.state.room.seats.map((s) => s.occupant?.bot ?? s.occupant?.name));
   assert.deepEqual(seats, ['kim', 'easy', 'easy'], 'kim and two bots of the level chosen');
-  assert.equal(await tab.attr('#players tr[data-seat="0"] [data-you]', 'data-you'), '', 'seated in the first seat');
+  assert.equal(await tab.attr('#players .player[data-seat="0"] [data-you]', 'data-you'), '', 'seated in the first seat');
 
   // Keyboard only: Tab to a settlement spot, Enter; then to a road spot, Enter.
   await tab.waitForFunction(() => document.querySelectorAll('#board .hl[data-vertex]').length > 0, null, 60000);
@@ -1207,9 +1256,9 @@ export async function glanceAndFlow(browser, base, out) {
   await tab.screenshot(path.join(out, 'after-reload.png'));
 
   // The turn timer (20 s) on the active player's row warns in its last 10 s.
-  assert.equal(await tab.count('#players tr.current .countdown'), 1, 'the timer shows on the active seat');
-  await tab.waitForFunction(() => document.querySelector('#players tr.current .countdown.warn'), null, 20000);
-  assert.match(await tab.text('#players tr.current .countdown.warn'), /^0:(0\d|10)$/);
+  assert.equal(await tab.count('#players .player.current .countdown'), 1, 'the timer shows on the active seat');
+  await tab.waitForFunction(() => document.querySelector('#players .player.current .countdown.warn'), null, 20000);
+  assert.match(await tab.text('#players .player.current .countdown.warn'), /^0:(0\d|10)$/);
   await tab.screenshotOf('#players-panel', path.join(out, 'timer-warning.png'));
   assert.deepEqual(tab.errors, [], 'no errors in the page');
   await tab.close();
@@ -1225,6 +1274,7 @@ export async function rematchOfTwoPeople(browser, base, out) {
   mkdirSync(out, { recursive: true });
   const alice = await browser.newTab({ width: 1280, height: 900, isolated: true });
   await alice.goto(`${base}/?lang=en`);
+  await openOptions(alice);
   await alice.select('#opt-players', '3');
   await alice.fill('#opt-vp', 3);
   await alice.select('#opt-map', 'beginner');

@@ -169,6 +169,7 @@ pub fn app(state: AppState) -> Router {
         .route("/readyz", get(readyz))
         .route("/", get(web::index))
         .route("/web/{file}", get(web::asset))
+        .route("/web/v/{version}/{file}", get(web::versioned_asset))
         .route("/api/board", get(web::board))
         .route("/api/schema.json", get(web::schema))
         .route("/api/games", get(history::list_games))

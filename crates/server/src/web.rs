@@ -5,18 +5,30 @@
 //! `include_str!`, so a release binary (and the Docker image) is self-contained:
 //! `GET /` serves `index.html`, `GET /web/{file}` the other files.
 //!
+//! On a slow line the client loads fast after the first visit: every file is
+//! compressed once (gzip) and sent so to browsers that accept it, and carries an
+//! `ETag` (a `304` for a browser that has it). The page refers to its files under
+//! `/web/v/{version}/` (the version a digest of every file), which may be cached for
+//! good (`immutable`): a new build has a new version, so the page (revalidated each
+//! time, one small round trip) never mixes old and new modules. Relative imports
+//! between the modules stay under the same version by themselves.
+//!
 //! `GET /api/board` answers the fixed topology (tiles, intersections, paths, coast
 //! and harbor paths) as JSON, so clients need not re-derive the geometry.
 //!
 //! `GET /api/schema.json` answers the protocol's JSON Schema, the bundle committed in
 //! `catan-protocol` ([`catan_protocol::schema::SCHEMA_JSON`]), as this server speaks it.
 
+use std::io::Write;
+use std::sync::LazyLock;
+
 use axum::Router;
 use axum::extract::Path;
-use axum::http::{HeaderName, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use catan_protocol::BoardGeometry;
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 /// The Content-Security-Policy of every answer of the public listener: the client's
 /// page loads only its own scripts, style sheets and API (`'self'`, which covers its
@@ -96,6 +108,31 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("../../../web/ui.js"),
     ),
     (
+        "state.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/state.js"),
+    ),
+    (
+        "dom.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/dom.js"),
+    ),
+    (
+        "icons.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/icons.js"),
+    ),
+    (
+        "help.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/help.js"),
+    ),
+    (
+        "motion.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/motion.js"),
+    ),
+    (
         "log.js",
         "text/javascript; charset=utf-8",
         include_str!("../../../web/log.js"),
@@ -127,28 +164,163 @@ const FILES: &[(&str, &str, &str)] = &[
     ),
 ];
 
-fn file(name: &str) -> Response {
-    match FILES.iter().find(|(n, _, _)| *n == name) {
-        Some((_, mime, body)) => (
-            [
-                (header::CONTENT_TYPE, *mime),
-                (header::CACHE_CONTROL, "no-cache"),
-            ],
-            *body,
-        )
-            .into_response(),
-        None => StatusCode::NOT_FOUND.into_response(),
+/// One embedded file as served: its type, its bytes (the page's `index.html` with
+/// its files under the version), gzipped, and its validator.
+struct Asset {
+    /// The name under `/web/`.
+    name: &'static str,
+    /// Its `Content-Type`.
+    mime: &'static str,
+    /// The file as sent uncompressed.
+    body: Vec<u8>,
+    /// The same, gzipped once at start-up (sent when it is smaller and accepted).
+    gzip: Vec<u8>,
+    /// A strong `ETag`: a digest of `body`, quoted.
+    etag: String,
+}
+
+/// The client's version: a digest of every embedded file (a new build with any change
+/// has a new one), the path segment of the files the page refers to.
+pub static VERSION: LazyLock<String> = LazyLock::new(|| {
+    let mut h = Sha256::new();
+    for (name, _, body) in FILES {
+        h.update(name.as_bytes());
+        h.update([0]);
+        h.update(body.as_bytes());
     }
+    hex12(&h.finalize())
+});
+
+fn hex12(digest: &[u8]) -> String {
+    use std::fmt::Write as _;
+    digest.iter().take(6).fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
 }
 
-/// `GET /`: the client's page.
-pub async fn index() -> Response {
-    file("index.html")
+static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
+    FILES
+        .iter()
+        .map(|&(name, mime, text)| {
+            // The page names its files under the version: `/web/x` becomes `/web/v/{version}/x`.
+            let body = if name == "index.html" {
+                text.replace("\"/web/", &format!("\"/web/v/{}/", *VERSION))
+                    .into_bytes()
+            } else {
+                text.as_bytes().to_vec()
+            };
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            gz.write_all(&body).expect("gzip into memory");
+            let gzip = gz.finish().expect("gzip into memory");
+            let etag = format!("\"{}\"", hex12(&Sha256::digest(&body)));
+            Asset {
+                name,
+                mime,
+                body,
+                gzip,
+                etag,
+            }
+        })
+        .collect()
+});
+
+/// How long a browser may keep a file without asking again.
+#[derive(Clone, Copy)]
+enum Caching {
+    /// Ask every time (`no-cache`; a `304` when it has not changed): the page itself
+    /// and files named without the version.
+    Revalidate,
+    /// For good (`immutable`): a file under the current version never changes.
+    Forever,
 }
 
-/// `GET /web/{file}`: a file of the client (404 for anything not embedded).
-pub async fn asset(Path(name): Path<String>) -> Response {
-    file(&name)
+/// Whether `headers` accept gzip (`Accept-Encoding`, a `q=0` refusing it).
+fn accepts_gzip(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|part| {
+            let mut bits = part.split(';').map(str::trim);
+            let coding = bits.next().unwrap_or("");
+            let refused = bits.any(|p| p.replace(' ', "") == "q=0" || p == "q=0.0");
+            (coding.eq_ignore_ascii_case("gzip") || coding == "*") && !refused
+        })
+}
+
+/// Whether `If-None-Match` names `etag` (or is `*`).
+fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
+    headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|t| t.trim().trim_start_matches("W/"))
+        .any(|t| t == etag || t == "*")
+}
+
+fn file(name: &str, headers: &HeaderMap, caching: Caching) -> Response {
+    let Some(asset) = ASSETS.iter().find(|a| a.name == name) else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let cache = match caching {
+        Caching::Revalidate => "no-cache",
+        Caching::Forever => "public, max-age=31536000, immutable",
+    };
+    let common = [
+        (header::CACHE_CONTROL, cache),
+        (header::VARY, "Accept-Encoding"),
+    ];
+    let etag = (header::ETAG, asset.etag.as_str());
+    if not_modified(headers, &asset.etag) {
+        return (StatusCode::NOT_MODIFIED, common, [etag]).into_response();
+    }
+    if accepts_gzip(headers) && asset.gzip.len() < asset.body.len() {
+        return (
+            common,
+            [
+                etag,
+                (header::CONTENT_TYPE, asset.mime),
+                (header::CONTENT_ENCODING, "gzip"),
+            ],
+            asset.gzip.clone(),
+        )
+            .into_response();
+    }
+    (
+        common,
+        [etag, (header::CONTENT_TYPE, asset.mime)],
+        asset.body.clone(),
+    )
+        .into_response()
+}
+
+/// `GET /`: the client's page (its files under the current version).
+pub async fn index(headers: HeaderMap) -> Response {
+    file("index.html", &headers, Caching::Revalidate)
+}
+
+/// `GET /web/{file}`: a file of the client (404 for anything not embedded), asked for
+/// again each time (a `304` while it has not changed).
+pub async fn asset(Path(name): Path<String>, headers: HeaderMap) -> Response {
+    file(&name, &headers, Caching::Revalidate)
+}
+
+/// `GET /web/v/{version}/{file}`: a file of the client as the page names it, kept for
+/// good when `version` is this build's; a page of another build gets this build's
+/// file, asked for again each time.
+pub async fn versioned_asset(
+    Path((version, name)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    let caching = if version == *VERSION {
+        Caching::Forever
+    } else {
+        Caching::Revalidate
+    };
+    file(&name, &headers, caching)
 }
 
 /// The board's fixed geometry as JSON (see protocol.md, `GET /api/board`).
