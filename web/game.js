@@ -100,7 +100,7 @@ function statusBar() {
       class: `dice${rolling ? ' rolling' : ''}`, id: 'dice', 'data-key': `dice-${S.rolls}`, title: t('last_roll'),
       'data-sum': v.last_roll[0] + v.last_roll[1], 'aria-label': t('rolled_sum', { sum: v.last_roll[0] + v.last_roll[1] }),
     }, h('span', { class: 'die' }, v.last_roll[0]), h('span', { class: 'die' }, v.last_roll[1]), h('span', { class: 'dice-sum' }, `= ${v.last_roll[0] + v.last_roll[1]}`))
-    : h('span', { class: 'dice', id: 'dice' }, '–');
+    : h('span', { class: 'dice', id: 'dice' });
   return [
     h('span', { id: 'turn-info', 'data-turn': v.turn }, h('span', { class: 'turn-n' }, t('turn_n', { n: v.turn })), ' ', who(v.current), ' ', h('span', { class: 'phase' }, phaseName(v))),
     dice,
@@ -216,10 +216,10 @@ function playersPanel() {
             seat && !seat.connected ? h('span', { class: 'badge' }, t('away')) : null,
             seat?.stand_in ? h('span', { class: 'badge', 'data-stand-in': '' }, t('stand_in')) : null,
             current && deadline ? h('span', { class: 'badge timer', title: t('timer') }, countdown(deadline)) : null),
-          h('div', { class: 'stats' },
+          h('div', { class: 'player-stats' },
             stat('vp', 'victory_point', vp, t('vp_long')),
             stat('n-cards', 'card_back', p.resource_cards, t('cards_long')),
-            stat('n-dev', 'knight', p.dev_cards, t('dev_long')),
+            stat('n-dev', 'card_back', p.dev_cards, t('dev_long')),
             stat('n-knights', 'knight', p.knights_played, t('knights_long')),
             stat('road-length', 'road', p.road_length, t('road_long')),
             award(v.longest_road === p.seat, 'longest_road'),

@@ -108,7 +108,8 @@ export function avatar(seat, name, color) {
     '<circle cx="12" cy="12" r="10"/>',
     '<path d="M12 1.5 L22.5 12 L12 22.5 L1.5 12 Z"/>',
   ];
-  const letter = [...(name || '?').trim()][0]?.toUpperCase() || '?';
+  // (A bot's default name ends with its number: "Bot 2", "机器人 2": the number tells bots apart.)
+  const letter = /\d+$/.exec((name || '').trim())?.[0] || [...(name || '?').trim()][0]?.toUpperCase() || '?';
   const svg = document.createElementNS(SVG_NS, 'svg');
   svg.setAttribute('class', 'avatar');
   svg.setAttribute('viewBox', '0 0 24 24');

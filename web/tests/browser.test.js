@@ -64,7 +64,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, BROWSERS } from './driver.js';
@@ -73,6 +73,7 @@ import { cardDialogs } from './card-dialogs.js';
 import { setUpARoomByKeyboard } from './lobby.js';
 import { adminWordsReachThePlayer, refusedOrigin } from './self-hoster.js';
 import { clicksDuringBroadcasts } from './redraw.js';
+import { endScreenOnAPhone, leavingByBack, reducedMotion } from './phone.js';
 import { adoptSeatFromAddress, glanceAndFlow, layoutAtBothSizes, playWholeGame, rematchOfTwoPeople, spectateAStandIn, spectateGameWithoutWinner, spectateOnPhone, tradeAmongPeople } from './scenario.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -146,6 +147,18 @@ for (const name of NAMES) {
     });
     after(async () => {
       if (browser) await browser.close();
+      // The docs' screenshots, from Chromium's run (CATAN_UPDATE_SCREENSHOT=1): the
+      // phone's game screen and its trade sheet, two people trading, Forward back
+      // into a game after Back, the end screen of four players on a phone, the game
+      // with reduced motion.
+      if (process.env.CATAN_UPDATE_SCREENSHOT && name === 'chromium') {
+        const docs = path.join(ROOT, 'docs', 'screenshots');
+        mkdirSync(docs, { recursive: true });
+        for (const [from, to] of [['phone-trade-zh-Hans.png', 'phone-trade.png'], ['trade.png', 'trade-people.png'], ['back-forward.png', 'back-forward.png'],
+          ['end-screen-4-players-390.png', 'end-screen-390.png'], ['motion-reduced.png', 'reduced-motion.png'], ['lobby-slow-4g.png', 'lobby.png']]) {
+          if (existsSync(path.join(out, from))) copyFileSync(path.join(out, from), path.join(docs, to));
+        }
+      }
     });
 
     // A whole game in each language in Chromium, in Traditional Chinese in Firefox.
@@ -186,6 +199,20 @@ for (const name of NAMES) {
       const t0 = Date.now();
       const r = await clicksDuringBroadcasts(browser, base, out, admin);
       console.log(`# ${name}: ${r.presses} presses held over broadcasts, all clicks (${r.redrawnUnder} with the button's part redrawn under the finger); ${r.messages} broadcasts, ${r.renders} redraws (parts drawn: ${JSON.stringify(r.parts)}); ${r.dice.length} dice animated once each for ${r.rolls} rolls; in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    });
+
+    test(`leaving a game by Back closes its connection: away at once, a stand-in, back on Forward in ${name}`, { timeout: 60000 }, async () => {
+      const r = await leavingByBack(browser, base, out, admin);
+      console.log(`# ${name}: away ${r.away} ms after Back`);
+    });
+
+    test(`the end screen of four players fits 390 px and every count has the Victory Point cards in ${name}`, { timeout: 120000 }, async () => {
+      await endScreenOnAPhone(browser, base, out);
+    });
+
+    test(`with prefers-reduced-motion nothing moves in ${name}`, { timeout: 150000 }, async () => {
+      const r = await reducedMotion(browser, base, out, admin);
+      console.log(`# ${name}: motion ${JSON.stringify(r.full)}, reduced ${JSON.stringify(r.reduced)}`);
     });
 
     test(`a room set up at 390x844 by keyboard: the language remembered, the invite link, the lobby's names, a person removed by the host, bots and the start in ${name}`, { timeout: 120000 }, async () => {

@@ -37,12 +37,18 @@ export const BROWSERS = {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Launches browser `name` headless. */
-export async function launch(name) {
+/**
+ * Launches browser `name` headless; `reducedMotion` for a Firefox that prefers
+ * reduced motion (Chromium's pages emulate it instead: `emulateMediaFeatures`).
+ */
+export async function launch(name, { reducedMotion = false } = {}) {
   const spec = BROWSERS[name];
   if (!spec) throw new Error(`unknown browser ${name} (known: ${Object.keys(BROWSERS).join(', ')})`);
+  const options = reducedMotion && name === 'firefox'
+    ? { ...spec.options, extraPrefsFirefox: { ...spec.options.extraPrefsFirefox, 'ui.prefersReducedMotion': 1 } }
+    : spec.options;
   const browser = await puppeteer.launch({
-    ...spec.options,
+    ...options,
     executablePath: spec.executable,
     headless: true,
     protocolTimeout: 60000,
