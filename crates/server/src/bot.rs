@@ -33,8 +33,10 @@ const REFUSAL_BACKOFF: Duration = Duration::from_millis(100);
 /// The longest such wait.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 /// How long a bot waits for answers to its own offer before it decides
-/// without them (and withdraws the offer).
-pub const OFFER_PATIENCE: Duration = Duration::from_secs(15);
+/// without them (and withdraws the offer): counted from the offer, whatever other
+/// messages come meanwhile, and short, so that a bot's offer never holds the game
+/// (a person need not answer it). The room's `trade_timeout_secs` is unchanged.
+pub const OFFER_PATIENCE: Duration = Duration::from_secs(4);
 
 /// What built-in bots are started with (from the server's configuration).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,6 +153,9 @@ struct Player {
     driver: SeatDriver,
     strategy: Box<dyn Strategy + Send>,
     rng: StdRng,
+    /// When the bot began waiting for answers to its own offer (the patience runs
+    /// from then, not from the last message).
+    waiting_since: Option<tokio::time::Instant>,
 }
 
 impl Player {
@@ -183,11 +188,16 @@ impl Player {
 /// the patience for answers to its own offer ran out first.
 async fn next(player: &mut Player, rx: &mut Receiver<Outbound>) -> Option<Option<Outbound>> {
     if !player.driver.waiting_for_answers() {
+        player.waiting_since = None;
         return Some(rx.recv().await);
     }
-    if let Ok(out) = tokio::time::timeout(OFFER_PATIENCE, rx.recv()).await {
+    let since = *player
+        .waiting_since
+        .get_or_insert_with(tokio::time::Instant::now);
+    if let Ok(out) = tokio::time::timeout_at(since + OFFER_PATIENCE, rx.recv()).await {
         return Some(out);
     }
+    player.waiting_since = None;
     player.driver.stop_waiting();
     None
 }
@@ -210,6 +220,7 @@ async fn play(
         driver: SeatDriver::new(),
         strategy,
         rng: StdRng::seed_from_u64(seed),
+        waiting_since: None,
     };
     loop {
         // Nothing new when the patience for answers ran out: decide all the same.
@@ -331,6 +342,7 @@ mod tests {
             driver,
             strategy: Box::new(Probe(seen.clone())),
             rng: StdRng::seed_from_u64(1),
+            waiting_since: None,
         };
         (player, seen)
     }
@@ -374,6 +386,53 @@ mod tests {
         let (back, msg) = decision.await.unwrap();
         assert!(back.is_some() && msg.is_some());
         assert_eq!(slots.available_permits(), 1, "the slot is given back");
+    }
+
+    #[tokio::test(flavor = "current_thread", start_paused = true)]
+    async fn other_messages_do_not_extend_the_patience_for_answers_to_an_own_offer() {
+        // the bot's offer lapses OFFER_PATIENCE after it was made even while
+        // messages keep coming (here one a second), so it never holds the game.
+        let mut game = Game::new(GameOptions::default(), 3).unwrap();
+        let mut random = catan_engine::playout::RandomPlayer::new(3);
+        while game.phase() != catan_engine::Phase::Main {
+            random.step(&mut game, &mut Vec::new()).unwrap();
+        }
+        let seat = game.current();
+        let offer = game
+            .legal_actions(seat)
+            .into_iter()
+            .find(|a| matches!(a, Action::OfferTrade { .. }))
+            .expect("the seat holds cards to offer");
+        game.apply(seat, offer).unwrap();
+        let (mut player, _) = player_in(&game);
+        let (tx, mut rx) = tokio::sync::mpsc::channel(4);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                if tx
+                    .send(Outbound::Message(Arc::new(ServerMessage::Pong {
+                        request_id: None,
+                    })))
+                    .await
+                    .is_err()
+                {
+                    return;
+                }
+            }
+        });
+        let started = tokio::time::Instant::now();
+        let mut messages = 0;
+        while let Some(out) = next(&mut player, &mut rx).await {
+            assert!(out.is_some());
+            messages += 1;
+            assert!(
+                started.elapsed() < OFFER_PATIENCE * 2,
+                "the patience ran out"
+            );
+        }
+        assert_eq!(started.elapsed(), OFFER_PATIENCE);
+        assert!(messages >= 3, "{messages} messages came meanwhile");
+        assert!(player.driver.ready(), "decides without the answers");
     }
 
     #[tokio::test(flavor = "current_thread", start_paused = true)]
