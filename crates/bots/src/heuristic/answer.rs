@@ -1,5 +1,5 @@
 //! Answers to trade offers from others, by the bot's own evaluation
-//! (`trade::accepts`): accept what clearly helps and does not help a player near
+//! (`trade::accepts`): accept what helps it and does not help a player near
 //! winning; otherwise counter once (medium level) or reject.
 
 use catan_engine::Action;

@@ -15,6 +15,8 @@ mod dev;
 mod roads;
 mod robber;
 pub(crate) use robber::score as robber_score;
+#[cfg(test)]
+mod fair_trade_tests;
 pub(crate) mod setup;
 #[cfg(test)]
 mod tests;
