@@ -51,16 +51,14 @@ pub fn engine_apply(data: &[u8]) {
         *b = input.byte();
     }
     let flags = input.byte();
-    let options = GameOptions {
-        players: 3 + (flags & 1),
-        map: if flags & 2 == 0 {
+    let options = GameOptions::default()
+        .with_players(3 + (flags & 1))
+        .with_map(if flags & 2 == 0 {
             MapKind::Random
         } else {
             MapKind::Beginner
-        },
-        vp_target: 3 + (flags >> 2) % 18,
-        ..GameOptions::default()
-    };
+        })
+        .with_vp_target(3 + (flags >> 2) % 18);
     let Ok(mut game) = Game::new(options, u64::from_le_bytes(seed)) else {
         return;
     };

@@ -43,12 +43,11 @@ fn new_game() -> NewGame {
     NewGame {
         id: Uuid::from_u128(ROOM),
         options: RoomOptions {
-            game: GameOptions {
-                players: SEATS,
-                vp_target: 10,
-                map: MapKind::Random,
-                turn_limit: catan_engine::DEFAULT_TURN_LIMIT,
-            },
+            game: GameOptions::default()
+                .with_players(SEATS)
+                .with_vp_target(10)
+                .with_map(MapKind::Random)
+                .with_turn_limit(catan_engine::DEFAULT_TURN_LIMIT),
             // No timers: nothing in the transcripts depends on the clock.
             turn_timer_secs: 0,
             trade_timeout_secs: 30,

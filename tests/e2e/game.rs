@@ -166,12 +166,10 @@ async fn a_client_that_stops_reading_is_dropped_and_never_stalls_the_room() {
         .await
         .expect("store");
     let options = RoomOptions {
-        game: catan_engine::GameOptions {
-            players: 3,
-            vp_target: 6,
-            map: catan_engine::MapKind::Beginner,
-            ..catan_engine::GameOptions::default()
-        },
+        game: catan_engine::GameOptions::default()
+            .with_players(3)
+            .with_vp_target(6)
+            .with_map(catan_engine::MapKind::Beginner),
         turn_timer_secs: 0,
         trade_timeout_secs: 60,
         discard_timeout_secs: 60,

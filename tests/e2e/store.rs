@@ -21,12 +21,11 @@ use catan_e2e::{FaultyStore, TestServer, fresh_postgres_url, fresh_sqlite_url};
 
 fn options() -> RoomOptions {
     RoomOptions {
-        game: catan_engine::GameOptions {
-            players: 3,
-            vp_target: 10,
-            map: catan_engine::MapKind::Random,
-            turn_limit: 250,
-        },
+        game: catan_engine::GameOptions::default()
+            .with_players(3)
+            .with_vp_target(10)
+            .with_map(catan_engine::MapKind::Random)
+            .with_turn_limit(250),
         turn_timer_secs: 0,
         trade_timeout_secs: 60,
         discard_timeout_secs: 60,

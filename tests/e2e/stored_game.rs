@@ -27,12 +27,11 @@ const FIXTURE: &str = "fixtures/stored_game_v1.sql";
 /// stand-in options, added after the fixture was written, so it restores with the
 /// defaults.
 const FIXTURE_OPTIONS: RoomOptions = RoomOptions {
-    game: GameOptions {
-        players: 4,
-        vp_target: 6,
-        map: MapKind::Random,
-        turn_limit: DEFAULT_TURN_LIMIT,
-    },
+    game: GameOptions::DEFAULT
+        .with_players(4)
+        .with_vp_target(6)
+        .with_map(MapKind::Random)
+        .with_turn_limit(DEFAULT_TURN_LIMIT),
     turn_timer_secs: 0,
     trade_timeout_secs: 30,
     discard_timeout_secs: 45,

@@ -13,12 +13,10 @@ const E: BotKind = BotKind::Easy;
 const R: BotKind = BotKind::Random;
 
 fn options(players: u8, map: MapKind) -> GameOptions {
-    GameOptions {
-        players,
-        vp_target: 10,
-        map,
-        ..GameOptions::default()
-    }
+    GameOptions::default()
+        .with_players(players)
+        .with_vp_target(10)
+        .with_map(map)
 }
 
 fn assert_clean(tally: &Tally) {
@@ -67,11 +65,9 @@ fn random_bots_only_also_finish_their_games() {
 #[test]
 fn games_nobody_wins_end_at_the_turn_limit_and_count_as_finished_without_a_winner() {
     // random bots do not reach 20 points in 100 turns.
-    let options = GameOptions {
-        vp_target: 20,
-        turn_limit: catan_engine::TURN_LIMIT_MIN,
-        ..GameOptions::default()
-    };
+    let options = GameOptions::default()
+        .with_vp_target(20)
+        .with_turn_limit(catan_engine::TURN_LIMIT_MIN);
     let tally = arena::run(&[R, R, R, R], options, 5, 0..6);
     assert_clean(&tally);
     assert_eq!((tally.won(), tally.no_winner), (0, 6));

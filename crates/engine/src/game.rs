@@ -170,16 +170,16 @@ pub struct Game {
     pub(crate) dev_played: bool,
     /// The last dice.
     pub(crate) last_roll: Option<[u8; 2]>,
-    /// Holder of Longest Road.
+    /// Holder of Longest Road; `None`: nobody.
     pub(crate) longest_road: Option<Seat>,
-    /// Holder of Largest Army.
+    /// Holder of Largest Army; `None`: nobody.
     pub(crate) largest_army: Option<Seat>,
     /// Open player-trade offers, oldest first.
     pub(crate) offers: Vec<TradeOffer>,
     /// The id the next offer gets.
     pub(crate) next_offer: u32,
     /// Scripted dice, next roll first: rolls use these before the RNG, so a
-    /// [`crate::Position`] can fix what comes up. Always empty in [`Game::new`] games.
+    /// [`crate::Position`] or [`Game::script_dice`] can fix what comes up.
     pub(crate) dice: Vec<[u8; 2]>,
 }
 
@@ -395,12 +395,12 @@ impl Game {
     pub fn offers(&self) -> &[TradeOffer] {
         &self.offers
     }
-    /// Longest Road holder.
+    /// Who holds Longest Road; `None`: nobody does.
     #[must_use]
     pub fn longest_road(&self) -> Option<Seat> {
         self.longest_road
     }
-    /// Largest Army holder.
+    /// Who holds Largest Army; `None`: nobody does.
     #[must_use]
     pub fn largest_army(&self) -> Option<Seat> {
         self.largest_army

@@ -15,7 +15,10 @@
 //!   test; scripted dice included), made a [`Game`] only by [`Game::from_position`],
 //!   which refuses it with a [`PositionError`] (`position_error`) citing the broken rule.
 //! - `saved`: a `Game` as JSON, written as its `Position` (no number above 2^53) and
-//!   read in that format or the one before it.
+//!   read in that format or the one before it; `decimal`: the wide integers of both
+//!   (seed, generator position) as decimal strings.
+//! - `replay`: [`Replay`], a log of actions replayed from a game's start, the one way a
+//!   stored game is rebuilt (with the turn-limit rule for logs older than it, R-10.5).
 //! - `rules/`: one module per part of the rules (setup, roll, build, robber, dev
 //!   cards, trade, awards, turn, time-outs) plus the legal-action listing.
 //! - `stats`: [`GameStats`] of a finished game (points by source, dice, resources
@@ -59,6 +62,7 @@
 pub mod board;
 
 mod action;
+mod decimal;
 mod dev_card;
 mod error;
 mod event;
@@ -69,6 +73,7 @@ mod phase;
 pub mod playout;
 mod position;
 mod position_error;
+mod replay;
 mod resource;
 pub mod rules;
 mod saved;
@@ -92,8 +97,9 @@ pub use options::{
     DEFAULT_TURN_LIMIT, GameOptions, MapKind, OptionsError, TURN_LIMIT_MAX, TURN_LIMIT_MIN,
 };
 pub use phase::{Phase, Resume};
-pub use position::{Position, SeatPosition};
+pub use position::{Holder, Position, SeatPosition};
 pub use position_error::{Award, Piece, PositionError};
+pub use replay::{Replay, ReplayError, ReplayedAction};
 pub use resource::{Resource, Resources};
 pub use seat::{Actor, MAX_SEATS, Seat};
 pub use stats::{Gained, GameStats, Lost, PointsBySource, ResourceFlow, Tally};

@@ -19,6 +19,7 @@ pub enum MapKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
 pub struct GameOptions {
     /// Number of seats, 3 or 4 (default 4).
     pub players: u8,
@@ -42,12 +43,7 @@ pub const TURN_LIMIT_MAX: u16 = 5000;
 
 impl Default for GameOptions {
     fn default() -> Self {
-        GameOptions {
-            players: 4,
-            vp_target: 10,
-            map: MapKind::Random,
-            turn_limit: DEFAULT_TURN_LIMIT,
-        }
+        GameOptions::DEFAULT
     }
 }
 
@@ -77,7 +73,56 @@ impl OptionsError {
     }
 }
 
+/// Options are built from [`GameOptions::default`] (or [`GameOptions::DEFAULT`]) and
+/// the `with_` methods, or by setting fields, never by a struct literal outside this
+/// crate (it is `#[non_exhaustive]`): an option added later leaves code written before
+/// it unchanged.
+///
+/// ```
+/// use catan_engine::{GameOptions, MapKind};
+///
+/// let options = GameOptions::default().with_players(3).with_map(MapKind::Beginner);
+/// assert_eq!((options.players, options.vp_target), (3, 10));
+/// assert!(options.validate().is_ok());
+/// ```
 impl GameOptions {
+    /// The default options, usable in constants: 4 players, 10 points to win (R-1.1), a
+    /// random map (R-2.4), the game ending at turn [`DEFAULT_TURN_LIMIT`] (R-10.5).
+    pub const DEFAULT: GameOptions = GameOptions {
+        players: 4,
+        vp_target: 10,
+        map: MapKind::Random,
+        turn_limit: DEFAULT_TURN_LIMIT,
+    };
+
+    /// These options with `players` seats.
+    #[must_use]
+    pub const fn with_players(mut self, players: u8) -> GameOptions {
+        self.players = players;
+        self
+    }
+
+    /// These options with `vp_target` victory points to win (R-1.1).
+    #[must_use]
+    pub const fn with_vp_target(mut self, vp_target: u8) -> GameOptions {
+        self.vp_target = vp_target;
+        self
+    }
+
+    /// These options on a map of kind `map` (R-2.4).
+    #[must_use]
+    pub const fn with_map(mut self, map: MapKind) -> GameOptions {
+        self.map = map;
+        self
+    }
+
+    /// These options with the game ending at turn `turn_limit` (R-10.5).
+    #[must_use]
+    pub const fn with_turn_limit(mut self, turn_limit: u16) -> GameOptions {
+        self.turn_limit = turn_limit;
+        self
+    }
+
     /// Checks the options.
     ///
     /// # Errors

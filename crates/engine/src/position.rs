@@ -48,6 +48,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::board::{EDGE_COUNT, EdgeId, EdgeMask, Map, TileId, VERTEX_COUNT, VertexId, VertexMask};
+use crate::decimal::text;
 use crate::dev_card::{DevCard, DevCards};
 use crate::game::{BANK_PER_RESOURCE, Game, Player};
 use crate::options::GameOptions;
@@ -55,7 +56,6 @@ use crate::phase::Phase;
 use crate::position_error::{Piece, PositionError};
 use crate::resource::{Resource, Resources};
 use crate::rules::{LARGEST_ARMY_MIN, LONGEST_ROAD_MIN, longest_route};
-use crate::saved::text;
 use crate::seat::{MAX_SEATS, Seat};
 use crate::trade::TradeOffer;
 
@@ -66,6 +66,7 @@ use crate::trade::TradeOffer;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct Position {
     /// Players, target and map kind; must pass [`GameOptions::validate`].
     pub options: GameOptions,
@@ -73,12 +74,12 @@ pub struct Position {
     /// scripted: dice, deck-free steals, time-outs. A decimal string in JSON (a number
     /// is read too).
     #[serde(with = "text")]
-    #[cfg_attr(feature = "schema", schemars(with = "crate::saved::Decimal"))]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::decimal::Decimal"))]
     pub seed: u64,
     /// How far the seed's generator has run, in 32-bit words: 0 for a fresh stream.
     /// A decimal string in JSON (a number is read too).
     #[serde(default, with = "text")]
-    #[cfg_attr(feature = "schema", schemars(with = "crate::saved::Decimal"))]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::decimal::Decimal"))]
     pub rng_word_pos: u128,
     /// Dice for the next rolls, next first (R-4.2, each die 1-6): rolls take these
     /// before drawing from the generator, which they leave untouched.
@@ -108,14 +109,21 @@ pub struct Position {
     /// The last dice rolled, if any.
     #[serde(default)]
     pub last_roll: Option<[u8; 2]>,
-    /// Who holds Longest Road. `None` lets the engine decide: a single longest route
-    /// of at least 5 takes it, tied leaders leave it unheld. Name a seat only to say
-    /// which of several tied leaders kept it (R-10.3); anyone else is refused.
+    /// Who holds Longest Road: [`Holder::Computed`] (`null`) lets the engine decide, a
+    /// seat is named only to say which of several tied leaders kept it (R-10.3).
     #[serde(default)]
-    pub longest_road: Option<Seat>,
+    #[cfg_attr(
+        feature = "schema",
+        schemars(
+            with = "Option<Seat>",
+            description = "Who holds Longest Road. `None` lets the engine decide: a single longest route\nof at least 5 takes it, tied leaders leave it unheld. Name a seat only to say\nwhich of several tied leaders kept it (R-10.3); anyone else is refused."
+        )
+    )]
+    pub longest_road: Holder,
     /// Who holds Largest Army, decided as `longest_road` with 3 played Knights.
     #[serde(default)]
-    pub largest_army: Option<Seat>,
+    #[cfg_attr(feature = "schema", schemars(with = "Option<Seat>"))]
+    pub largest_army: Holder,
     /// Open player-trade offers, oldest first (R-9.3).
     #[serde(default)]
     pub offers: Vec<TradeOffer>,
@@ -128,6 +136,7 @@ pub struct Position {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct SeatPosition {
     /// Resource cards in hand.
     #[serde(default)]
@@ -152,8 +161,96 @@ pub struct SeatPosition {
     pub roads: Vec<EdgeId>,
 }
 
+/// Who holds an award (Longest Road or Largest Army) in a [`Position`]: worked out
+/// by the engine, or named. A [`Game`] has no such choice: its
+/// [`Game::longest_road`] and [`Game::largest_army`] are the holder, `None` for nobody.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(from = "Option<Seat>", into = "Option<Seat>")]
+pub enum Holder {
+    /// The engine decides from the pieces (R-10.3): the one leader at the minimum (a
+    /// route of 5, 3 played Knights) holds it; tied leaders, or nobody at the minimum,
+    /// leave it unheld. Written `null`.
+    #[default]
+    Computed,
+    /// This seat holds it: named only to say which of several tied leaders kept it
+    /// (R-10.3); any other seat is refused. Written as the seat's number.
+    Seat(Seat),
+}
+
+impl From<Option<Seat>> for Holder {
+    fn from(seat: Option<Seat>) -> Holder {
+        seat.map_or(Holder::Computed, Holder::Seat)
+    }
+}
+
+impl From<Holder> for Option<Seat> {
+    fn from(holder: Holder) -> Option<Seat> {
+        match holder {
+            Holder::Computed => None,
+            Holder::Seat(seat) => Some(seat),
+        }
+    }
+}
+
 const fn first_offer_id() -> u32 {
     1
+}
+
+/// Outside this crate a position starts from [`Position::empty`] or
+/// [`Game::to_position`] and has its fields set, and a seat's from
+/// [`SeatPosition::default`], never from a struct literal (both are
+/// `#[non_exhaustive]`): a field added later leaves such code unchanged.
+impl Position {
+    /// The empty position of a game with `options`: the beginner map (R-2.4; set `map`
+    /// for another) with the robber on its desert (R-2.7), no piece on the board and no
+    /// card in any hand, the whole development deck in [`DevCard::ALL`] order (R-5.6),
+    /// and seat 0 to place the first settlement of setup (R-3.1); seed 0, no dice
+    /// scripted. It is a legal game as it is; a puzzle, an editor or a test starts from
+    /// it and sets what it needs.
+    ///
+    /// ```
+    /// use catan_engine::{Game, GameOptions, Phase, Position, Seat};
+    ///
+    /// let mut p = Position::empty(GameOptions::default().with_players(3));
+    /// assert_eq!(p.seats.len(), 3);
+    /// p.current = Seat(2);
+    /// p.first = Seat(2);
+    /// let game = Game::from_position(p).unwrap();
+    /// assert!(matches!(game.phase(), Phase::Setup { index: 0, .. }));
+    /// assert_eq!(game.current(), Seat(2));
+    /// ```
+    #[must_use]
+    pub fn empty(options: GameOptions) -> Position {
+        let map = Map::beginner();
+        let robber = map.desert();
+        let dev_deck = DevCard::ALL
+            .into_iter()
+            .flat_map(|c| std::iter::repeat_n(c, usize::from(c.deck_count())))
+            .collect();
+        Position {
+            options,
+            seed: 0,
+            rng_word_pos: 0,
+            scripted_dice: Vec::new(),
+            map,
+            robber,
+            seats: vec![SeatPosition::default(); usize::from(options.players)],
+            dev_deck,
+            phase: Phase::Setup {
+                index: 0,
+                settlement: None,
+            },
+            current: Seat(0),
+            first: Seat(0),
+            turn: 0,
+            dev_played: false,
+            last_roll: None,
+            longest_road: Holder::Computed,
+            largest_army: Holder::Computed,
+            offers: Vec::new(),
+            next_offer: first_offer_id(),
+        }
+    }
 }
 
 impl Game {
@@ -247,8 +344,8 @@ impl Game {
             turn: self.turn,
             dev_played: self.dev_played,
             last_roll: self.last_roll,
-            longest_road: self.longest_road,
-            largest_army: self.largest_army,
+            longest_road: self.longest_road.into(),
+            largest_army: self.largest_army.into(),
             offers: self.offers.clone(),
             next_offer: self.next_offer,
         }
@@ -256,7 +353,7 @@ impl Game {
 
     /// The computed parts of a position: route lengths (R-10.1), award holders
     /// (R-10.3, a named holder kept for the check to judge) and the win (R-10.4).
-    fn derive(&mut self, longest_road: Option<Seat>, largest_army: Option<Seat>) {
+    fn derive(&mut self, longest_road: Holder, largest_army: Holder) {
         let occupied = self.occupied_vertices();
         let n = usize::from(self.options.players);
         for p in &mut self.players[..n] {
@@ -266,8 +363,14 @@ impl Game {
         }
         let lengths: Vec<u8> = self.players[..n].iter().map(|p| p.road_length).collect();
         let knights: Vec<u8> = self.players[..n].iter().map(|p| p.knights_played).collect();
-        self.longest_road = longest_road.or_else(|| sole_leader(&lengths, LONGEST_ROAD_MIN));
-        self.largest_army = largest_army.or_else(|| sole_leader(&knights, LARGEST_ARMY_MIN));
+        self.longest_road = match longest_road {
+            Holder::Computed => sole_leader(&lengths, LONGEST_ROAD_MIN),
+            Holder::Seat(seat) => Some(seat),
+        };
+        self.largest_army = match largest_army {
+            Holder::Computed => sole_leader(&knights, LARGEST_ARMY_MIN),
+            Holder::Seat(seat) => Some(seat),
+        };
         let playing = !matches!(self.phase, Phase::Setup { .. } | Phase::Over { .. });
         if playing
             && self.current.0 < self.options.players

@@ -14,6 +14,7 @@ pub struct OfferId(pub u32);
 /// An open player-trade offer. Offers are public: every seat sees them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[non_exhaustive]
 pub struct TradeOffer {
     /// The offer's id.
     pub id: OfferId,
@@ -34,6 +35,25 @@ pub struct TradeOffer {
 }
 
 impl TradeOffer {
+    /// Offer `id` from `from` to every opponent, giving `give` for `get`, not
+    /// a counter-offer, unanswered. Outside this crate (an offer in a
+    /// [`crate::Position`], a test of a bot) an offer starts from here and has its
+    /// fields set, never from a struct literal (it is `#[non_exhaustive]`): a field
+    /// added later leaves such code unchanged.
+    #[must_use]
+    pub const fn new(id: OfferId, from: Seat, give: Resources, get: Resources) -> TradeOffer {
+        TradeOffer {
+            id,
+            from,
+            to: None,
+            give,
+            get,
+            counter_to: None,
+            accepted: 0,
+            rejected: 0,
+        }
+    }
+
     /// Whether `seat` may answer this offer.
     #[must_use]
     pub fn is_recipient(&self, seat: Seat) -> bool {

@@ -74,12 +74,11 @@ const SPECS: [Spec; 3] = [
     Spec {
         file: "four_players_random_map.json",
         about: "4 players on a random map (R-2.4), no player trades, to a winner",
-        options: GameOptions {
-            players: 4,
-            vp_target: 7,
-            map: MapKind::Random,
-            turn_limit: DEFAULT_TURN_LIMIT,
-        },
+        options: GameOptions::DEFAULT
+            .with_players(4)
+            .with_vp_target(7)
+            .with_map(MapKind::Random)
+            .with_turn_limit(DEFAULT_TURN_LIMIT),
         seed: 2024,
         player_seed: 1,
         style: Style::QUIET,
@@ -87,12 +86,11 @@ const SPECS: [Spec; 3] = [
     Spec {
         file: "three_players_beginner_map.json",
         about: "3 players on the beginner map (R-2.4), no player trades, to a winner",
-        options: GameOptions {
-            players: 3,
-            vp_target: 7,
-            map: MapKind::Beginner,
-            turn_limit: DEFAULT_TURN_LIMIT,
-        },
+        options: GameOptions::DEFAULT
+            .with_players(3)
+            .with_vp_target(7)
+            .with_map(MapKind::Beginner)
+            .with_turn_limit(DEFAULT_TURN_LIMIT),
         seed: 7,
         player_seed: 2,
         style: Style::QUIET,
@@ -100,12 +98,11 @@ const SPECS: [Spec; 3] = [
     Spec {
         file: "time_outs_and_trades.json",
         about: "4 players with player trades (R-9.3), offer expiries and time-outs, to a winner",
-        options: GameOptions {
-            players: 4,
-            vp_target: 6,
-            map: MapKind::Random,
-            turn_limit: DEFAULT_TURN_LIMIT,
-        },
+        options: GameOptions::DEFAULT
+            .with_players(4)
+            .with_vp_target(6)
+            .with_map(MapKind::Random)
+            .with_turn_limit(DEFAULT_TURN_LIMIT),
         seed: 99,
         player_seed: 3,
         style: Style::FULL,

@@ -20,10 +20,7 @@ fn random_games_allocate_nothing_per_action() {
     let mut player = RandomPlayer::new(1);
     // Warm up: the topology is built on first use, the scratch vectors grow.
     for (players, seed) in [(4, 0), (3, 1), (4, 2)] {
-        let options = GameOptions {
-            players,
-            ..GameOptions::default()
-        };
+        let options = GameOptions::default().with_players(players);
         let mut game = Game::new(options, seed).unwrap();
         player
             .play_to_end(&mut game, &mut events, MAX_ACTIONS)
@@ -33,10 +30,7 @@ fn random_games_allocate_nothing_per_action() {
     // development deck, once per game.
     let mut games: Vec<Game> = (0..40u64)
         .map(|seed| {
-            let options = GameOptions {
-                players: if seed % 4 == 0 { 3 } else { 4 },
-                ..GameOptions::default()
-            };
+            let options = GameOptions::default().with_players(if seed % 4 == 0 { 3 } else { 4 });
             Game::new(options, 1_000 + seed).unwrap()
         })
         .collect();

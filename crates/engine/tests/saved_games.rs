@@ -35,12 +35,11 @@ fn fixture_game_text() -> String {
 fn original() -> (Game, RandomPlayer) {
     let f = fixture();
     let seed: u64 = f["seed"].as_str().unwrap().parse().unwrap();
-    let options = GameOptions {
-        players: 4,
-        vp_target: 10,
-        map: MapKind::Random,
-        turn_limit: DEFAULT_TURN_LIMIT,
-    };
+    let options = GameOptions::default()
+        .with_players(4)
+        .with_vp_target(10)
+        .with_map(MapKind::Random)
+        .with_turn_limit(DEFAULT_TURN_LIMIT);
     let mut game = Game::new(options, seed).unwrap();
     let mut player = RandomPlayer::new(f["player_seed"].as_u64().unwrap(), Style::FULL);
     for _ in 0..f["steps"].as_u64().unwrap() {
@@ -172,21 +171,21 @@ fn every_position_of_random_playouts_makes_the_same_game_again() {
     // `from_position(to_position(g)) == g`: the generator, the awards and the
     // computed bank and routes included.
     for seed in 0..6 {
-        let options = GameOptions {
-            players: 3 + (seed % 2) as u8,
-            vp_target: 10,
-            map: if seed % 3 == 0 {
-                MapKind::Beginner
-            } else {
-                MapKind::Random
-            },
-            // one game ends at the lowest turn limit, with no winner.
-            turn_limit: if seed == 5 {
-                TURN_LIMIT_MIN
-            } else {
-                DEFAULT_TURN_LIMIT
-            },
+        let map = if seed % 3 == 0 {
+            MapKind::Beginner
+        } else {
+            MapKind::Random
         };
+        // one game ends at the lowest turn limit, with no winner.
+        let turn_limit = if seed == 5 {
+            TURN_LIMIT_MIN
+        } else {
+            DEFAULT_TURN_LIMIT
+        };
+        let options = GameOptions::default()
+            .with_players(3 + (seed % 2) as u8)
+            .with_map(map)
+            .with_turn_limit(turn_limit);
         let mut game = Game::new(options, seed).unwrap();
         let mut player = RandomPlayer::new(seed + 100, Style::FULL);
         loop {

@@ -109,11 +109,12 @@ fn options() -> impl Strategy<Value = GameOptions> {
         prop_oneof![Just(MapKind::Random), Just(MapKind::Beginner)],
         prop_oneof![Just(DEFAULT_TURN_LIMIT), Just(TURN_LIMIT_MIN)],
     )
-        .prop_map(|(players, vp_target, map, turn_limit)| GameOptions {
-            players,
-            vp_target,
-            map,
-            turn_limit,
+        .prop_map(|(players, vp_target, map, turn_limit)| {
+            GameOptions::default()
+                .with_players(players)
+                .with_vp_target(vp_target)
+                .with_map(map)
+                .with_turn_limit(turn_limit)
         })
 }
 
@@ -163,16 +164,15 @@ fn the_followed_games_exercise_every_kind_of_event() {
             break;
         }
         // one game in four ends at the lowest turn limit, with no winner.
-        let options = GameOptions {
-            players: 3 + u8::try_from(seed % 2).unwrap(),
-            vp_target: 10,
-            map: MapKind::Random,
-            turn_limit: if seed % 4 == 3 {
+        let options = GameOptions::default()
+            .with_players(3 + u8::try_from(seed % 2).unwrap())
+            .with_vp_target(10)
+            .with_map(MapKind::Random)
+            .with_turn_limit(if seed % 4 == 3 {
                 TURN_LIMIT_MIN
             } else {
                 DEFAULT_TURN_LIMIT
-            },
-        };
+            });
         let style = [Style::QUIET, Style::FULL, IMPATIENT][usize::try_from(seed % 3).unwrap()];
         kinds.extend(follow_a_game(options, seed, seed + 100, style).unwrap());
     }

@@ -132,12 +132,11 @@ impl CreateRoomRequest {
     pub fn resolve(&self, defaults: &RoomOptions) -> RoomOptions {
         let d = defaults;
         RoomOptions {
-            game: GameOptions {
-                players: self.players.unwrap_or(d.game.players),
-                vp_target: self.vp_target.unwrap_or(d.game.vp_target),
-                map: self.map.unwrap_or(d.game.map),
-                turn_limit: self.turn_limit.unwrap_or(d.game.turn_limit),
-            },
+            game: GameOptions::default()
+                .with_players(self.players.unwrap_or(d.game.players))
+                .with_vp_target(self.vp_target.unwrap_or(d.game.vp_target))
+                .with_map(self.map.unwrap_or(d.game.map))
+                .with_turn_limit(self.turn_limit.unwrap_or(d.game.turn_limit)),
             turn_timer_secs: self.turn_timer_secs.unwrap_or(d.turn_timer_secs),
             trade_timeout_secs: self
                 .trade_timeout_secs

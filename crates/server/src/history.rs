@@ -6,7 +6,7 @@
 use axum::Json;
 use axum::extract::{Path, State};
 use catan_engine::rules::setup_seat;
-use catan_engine::{Game, Tally};
+use catan_engine::{Replay as EngineReplay, Tally};
 use catan_protocol::{GameList, GameListQuery, GameSummary, Replay, ReplayStep};
 use uuid::Uuid;
 
@@ -92,10 +92,19 @@ pub async fn replay(
         .await
         .map_err(|e| store_down(&e))?;
     let engine_options = rec.game.options.game;
-    let mut game = Game::new(engine_options, rec.game.seed)
-        .map_err(|e| LobbyError::InvalidOptions(e.to_string()))?;
-    let (map, robber_start, first) = (game.map().clone(), game.robber(), game.first());
-    let start = game.view(None);
+    let mut replay = EngineReplay::new(
+        engine_options,
+        rec.game.seed,
+        log.iter().map(|a| (a.actor(), a.action)),
+    )
+    .map_err(|e| LobbyError::InvalidOptions(e.to_string()))?;
+    let start_game = replay.game();
+    let (map, robber_start, first) = (
+        start_game.map().clone(),
+        start_game.robber(),
+        start_game.first(),
+    );
+    let start = start_game.view(None);
     let mut tally = Tally::default();
     let seat_order = (0..engine_options.players)
         .map(|i| setup_seat(first, engine_options.players, i))
@@ -103,24 +112,25 @@ pub async fn replay(
     let mut actions = Vec::with_capacity(log.len());
     // A log past the turn limit (written before it existed) ends at the limit, as the
     // restored game did.
-    for a in &log {
-        if !crate::store::replayable(&game) {
-            break;
-        }
-        let events = game.apply(a.actor(), a.action).map_err(|e| {
-            tracing::error!(game = %rec.game.id, seq = a.seq, code = e.code(), "stored log does not replay");
+    while let Some(step) = replay.next() {
+        let step = step.map_err(|e| {
+            let seq = e.index().map(|i| log[i].seq);
+            tracing::error!(game = %rec.game.id, ?seq, code = e.code(), "stored log does not replay");
             LobbyError::StoreUnavailable
         })?;
-        tally.record(&events);
+        let a = &log[step.index];
+        tally.record(&step.events);
+        let game = replay.game();
         actions.push(ReplayStep {
             seq: a.seq,
             seat: a.seat,
             action: a.action,
             at: a.at,
-            events,
+            events: step.events,
             public_vp: game.seats().map(|s| game.public_vp(s)).collect(),
         });
     }
+    let game = replay.into_game();
     Ok(Json(Replay {
         game: summary(&rec),
         engine_options,

@@ -204,16 +204,15 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let options = GameOptions {
-        players: u8::try_from(args.lineup.len()).unwrap_or(0),
-        vp_target: args.vp_target,
-        map: if args.beginner {
+    let options = GameOptions::default()
+        .with_players(u8::try_from(args.lineup.len()).unwrap_or(0))
+        .with_vp_target(args.vp_target)
+        .with_map(if args.beginner {
             MapKind::Beginner
         } else {
             MapKind::Random
-        },
-        turn_limit: args.turn_limit,
-    };
+        })
+        .with_turn_limit(args.turn_limit);
     if let Err(e) = options.validate() {
         eprintln!("catan-arena: {e} (one --bots entry per seat)");
         return ExitCode::from(2);

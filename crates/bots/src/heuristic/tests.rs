@@ -187,16 +187,7 @@ pub(super) fn offer_view(
     let mut view = game.view(Some(me));
     view.phase = Phase::Main;
     view.me.as_mut().unwrap().hand = hand;
-    let offer = TradeOffer {
-        id: OfferId(1),
-        from: game.current(),
-        to: None,
-        give,
-        get,
-        counter_to: None,
-        accepted: 0,
-        rejected: 0,
-    };
+    let offer = TradeOffer::new(OfferId(1), game.current(), give, get);
     view.offers = vec![offer];
     let legal = vec![
         Action::AcceptOffer { offer: OfferId(1) },

@@ -83,16 +83,8 @@ fn an_accepted_own_offer_is_confirmed_and_an_unanswered_one_withdrawn() {
     let me = game.current();
     let other = Seat((me.0 + 1) % 4);
     let mut view = main_view(&game, Resources([3, 0, 0, 2, 2]));
-    let mut offer = TradeOffer {
-        id: OfferId(7),
-        from: me,
-        to: None,
-        give: LUMBER,
-        get: ORE,
-        counter_to: None,
-        accepted: 1 << other.0,
-        rejected: 0,
-    };
+    let mut offer = TradeOffer::new(OfferId(7), me, LUMBER, ORE);
+    offer.accepted = 1 << other.0;
     view.offers = vec![offer];
     let confirm = Action::ConfirmTrade {
         offer: OfferId(7),

@@ -87,26 +87,25 @@ fn position(
         .map(|p| seat_position(view, p, me, certain[p.seat.index()], &mut cards, &mut devs))
         .collect();
     devs.truncate(usize::from(view.dev_deck));
-    Position {
-        options: view.options,
-        seed: rng.random(),
-        rng_word_pos: 0,
-        scripted_dice: Vec::new(),
-        map: view.map.clone(),
-        robber: view.robber,
-        seats,
-        dev_deck: devs,
-        phase: view.phase,
-        current: view.current,
-        first: first_seat(view),
-        turn: view.turn,
-        dev_played: view.dev_card_played,
-        last_roll: view.last_roll,
-        longest_road: view.longest_road,
-        largest_army: view.largest_army,
-        offers: view.offers.clone(),
-        next_offer: view.offers.iter().map(|o| o.id.0 + 1).max().unwrap_or(1),
-    }
+    let mut p = Position::empty(view.options);
+    p.seed = rng.random();
+    p.map = view.map.clone();
+    p.robber = view.robber;
+    p.seats = seats;
+    p.dev_deck = devs;
+    p.phase = view.phase;
+    p.current = view.current;
+    p.first = first_seat(view);
+    p.turn = view.turn;
+    p.dev_played = view.dev_card_played;
+    p.last_roll = view.last_roll;
+    // The view names the holders (`None`: nobody), which the engine would work out
+    // the same way from the pieces.
+    p.longest_road = view.longest_road.into();
+    p.largest_army = view.largest_army.into();
+    p.offers = view.offers.clone();
+    p.next_offer = view.offers.iter().map(|o| o.id.0 + 1).max().unwrap_or(1);
+    p
 }
 
 /// What `p`'s seat holds: its pieces from the view, and its cards: the viewer's own, or
@@ -121,10 +120,8 @@ fn seat_position(
     devs: &mut Vec<DevCard>,
 ) -> SeatPosition {
     let seat = p.seat;
-    let mut s = SeatPosition {
-        knights_played: p.knights_played,
-        ..SeatPosition::default()
-    };
+    let mut s = SeatPosition::default();
+    s.knights_played = p.knights_played;
     for b in view.buildings.iter().filter(|b| b.seat == seat) {
         if b.city {
             s.cities.push(b.vertex);

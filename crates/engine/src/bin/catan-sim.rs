@@ -233,16 +233,15 @@ fn ratio(n: u64, d: u64) -> f64 {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let options = GameOptions {
-        players: args.players,
-        vp_target: args.vp_target,
-        map: if args.beginner {
+    let options = GameOptions::default()
+        .with_players(args.players)
+        .with_vp_target(args.vp_target)
+        .with_map(if args.beginner {
             MapKind::Beginner
         } else {
             MapKind::Random
-        },
-        turn_limit: args.turn_limit,
-    };
+        })
+        .with_turn_limit(args.turn_limit);
     if let Err(e) = options.validate() {
         eprintln!("catan-sim: {e}");
         return ExitCode::from(2);

@@ -7,10 +7,57 @@ use crate::error::ActionError;
 use crate::event::Event;
 use crate::game::Game;
 use crate::phase::{Phase, Resume};
+use crate::position_error::PositionError;
 use crate::resource::{Resource, Resources};
 use crate::seat::{MAX_SEATS, Seat};
 
 impl Game {
+    /// Fixes the next rolls (R-4.2), after any scripted already, next first: each roll
+    /// takes the next pair instead of drawing from the generator, which it leaves
+    /// untouched. For tests, puzzles and tutorials; like the seed, scripted dice are
+    /// never in a view. A [`crate::Position`] scripts them the same way
+    /// (`scripted_dice`).
+    ///
+    /// ```
+    /// use catan_engine::playout::RandomPlayer;
+    /// use catan_engine::{Action, Event, Game, GameOptions};
+    ///
+    /// // A game just past setup.
+    /// let mut game = Game::new(GameOptions::default(), 3).unwrap();
+    /// let mut player = RandomPlayer::new(3);
+    /// while game.turn() == 0 {
+    ///     player.step(&mut game, &mut Vec::new()).unwrap();
+    /// }
+    /// let seat = game.current();
+    /// game.script_dice([[6, 6], [1, 2]]).unwrap();
+    /// let events = game.apply(seat, Action::RollDice).unwrap();
+    /// assert!(events.contains(&Event::DiceRolled { seat, dice: [6, 6] }));
+    /// assert_eq!(game.scripted_dice(), &[[1, 2]]);
+    ///
+    /// // A die is 1-6 (R-4.2): nothing is scripted then.
+    /// assert_eq!(game.script_dice([[3, 3], [0, 7]]).unwrap_err().code(), "die");
+    /// assert_eq!(game.scripted_dice(), &[[1, 2]]);
+    /// ```
+    ///
+    /// # Errors
+    /// [`PositionError::Die`] for a die that is not 1-6; nothing is scripted then.
+    pub fn script_dice(
+        &mut self,
+        rolls: impl IntoIterator<Item = [u8; 2]>,
+    ) -> Result<(), PositionError> {
+        let start = self.dice.len();
+        self.dice.extend(rolls);
+        let bad = self.dice[start..]
+            .iter()
+            .flatten()
+            .find(|d| !(1..=6).contains(*d));
+        if let Some(&die) = bad {
+            self.dice.truncate(start);
+            return Err(PositionError::Die(die));
+        }
+        Ok(())
+    }
+
     pub(crate) fn roll_dice(
         &mut self,
         seat: Seat,

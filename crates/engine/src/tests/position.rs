@@ -4,8 +4,8 @@
 use super::support::{A, B, v};
 use crate::playout::RandomPlayer;
 use crate::{
-    Action, DevCard, Event, Game, GameOptions, MapKind, Phase, Position, PositionError, Resource,
-    Seat,
+    Action, DevCard, Event, Game, GameOptions, Holder, MapKind, Phase, Position, PositionError,
+    Resource, Seat,
 };
 
 /// A random game's position just after setup, on the beginner map or a random one.
@@ -156,12 +156,12 @@ fn largest_army_goes_to_a_sole_leader_and_a_tie_keeps_only_a_named_holder() {
     // Tied at 3: nobody holds it unless the position names one of the two.
     play_three(&mut p, B);
     assert_eq!(Game::from_position(p.clone()).unwrap().largest_army(), None);
-    p.largest_army = Some(B);
+    p.largest_army = Holder::Seat(B);
     assert_eq!(
         Game::from_position(p.clone()).unwrap().largest_army(),
         Some(B)
     );
-    p.largest_army = Some(Seat(2));
+    p.largest_army = Holder::Seat(Seat(2));
     let (code, msg) = refusal(p);
     assert_eq!(code, "award_holder");
     assert!(msg.starts_with("R-10.3"), "{msg}");
@@ -213,4 +213,83 @@ fn scripted_dice_come_first_and_leave_the_generator_untouched() {
     let (code, msg) = refusal(bad);
     assert_eq!(code, "die");
     assert!(msg.starts_with("R-4.2"), "{msg}");
+}
+
+#[test]
+fn dice_scripted_on_a_game_come_up_in_order_without_a_position_round_trip() {
+    // the same as scripting them in a position; a die outside 1-6 scripts
+    // nothing of the call.
+    let mut game = Game::from_position(after_setup(MapKind::Random)).unwrap();
+    let word_pos = game.to_position().rng_word_pos;
+    let err = game.script_dice([[2, 3], [6, 0]]).unwrap_err();
+    assert_eq!(err, PositionError::Die(0));
+    assert!(game.scripted_dice().is_empty());
+    game.script_dice([[3, 4]]).unwrap();
+    game.script_dice([[1, 2]]).unwrap();
+    assert_eq!(game.scripted_dice(), &[[3, 4], [1, 2]]);
+    let seat = game.current();
+    let events = game.apply(seat, Action::RollDice).unwrap();
+    assert!(events.contains(&Event::DiceRolled { seat, dice: [3, 4] }));
+    assert_eq!(game.scripted_dice(), &[[1, 2]]);
+    assert_eq!(game.to_position().rng_word_pos, word_pos);
+    // The view shows the last roll, never the dice to come.
+    let view = serde_json::to_string(&game.view(Some(seat))).unwrap();
+    assert!(!view.contains("scripted"), "{view}");
+}
+
+#[test]
+fn the_empty_position_is_the_start_of_setup_on_an_empty_board() {
+    // every card in the bank or the deck, the robber on the
+    // desert, seat 0 to place first; a legal game that plays to its end.
+    for players in [3, 4] {
+        let p = Position::empty(GameOptions::default().with_players(players));
+        assert_eq!(p.seats.len(), usize::from(players));
+        assert_eq!(p.dev_deck.len(), 25);
+        let mut game = Game::from_position(p).unwrap();
+        assert_eq!(
+            game.phase(),
+            Phase::Setup {
+                index: 0,
+                settlement: None
+            }
+        );
+        assert_eq!((game.current(), game.first(), game.turn()), (A, A, 0));
+        assert_eq!(game.occupied_vertices(), 0);
+        assert_eq!(game.robber(), game.map().desert());
+        for r in Resource::ALL {
+            assert_eq!(game.bank().get(r), 19);
+        }
+        assert_eq!((game.longest_road(), game.largest_army()), (None, None));
+        let mut player = RandomPlayer::new(u64::from(players));
+        player
+            .play_to_end(&mut game, &mut Vec::new(), 100_000)
+            .unwrap();
+        assert!(game.is_over());
+    }
+    // Options that cannot start a game make a position that is refused.
+    let p = Position::empty(GameOptions::default().with_players(2));
+    assert_eq!(refusal(p).0, "invalid_options");
+}
+
+#[test]
+fn an_award_holder_is_computed_or_named_in_a_position_and_only_held_in_a_game() {
+    // `null` in a position lets the engine decide; a game writes its holder,
+    // or `null` for nobody, which the engine decides the same way again.
+    let p = after_setup(MapKind::Random);
+    let read = |json: &str| serde_json::from_str::<Holder>(json).unwrap();
+    assert_eq!(read("null"), Holder::Computed);
+    assert_eq!(read("2"), Holder::Seat(Seat(2)));
+    assert_eq!(serde_json::to_string(&Holder::Computed).unwrap(), "null");
+    assert_eq!(serde_json::to_string(&Holder::Seat(B)).unwrap(), "1");
+    assert_eq!(
+        Position::empty(GameOptions::default()).largest_army,
+        Holder::Computed
+    );
+    let game = Game::from_position(p).unwrap();
+    assert_eq!(
+        game.longest_road(),
+        None,
+        "nobody has a route of 5 after setup"
+    );
+    assert_eq!(game.to_position().longest_road, Holder::Computed);
 }

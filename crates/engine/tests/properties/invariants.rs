@@ -51,7 +51,7 @@ proptest! {
     fn complete_games_keep_every_invariant_until_they_end(
         players in 3u8..=4, vp_target in 8u8..=10, game_seed: u64, player_seed: u64,
     ) {
-        let options = GameOptions { players, vp_target, map: MapKind::Random, ..GameOptions::default() };
+        let options = GameOptions::default().with_players(players).with_vp_target(vp_target).with_map(MapKind::Random);
         let end = playout(options, game_seed, player_seed, 30_000, |step, _, actor, action, _, after| {
             assert_invariants(step, actor, action, after);
         });
@@ -73,7 +73,7 @@ proptest! {
         players in 3u8..=4, vp_target in prop_oneof![3u8..=6, 18u8..=20],
         turn_limit in 100u16..=130, game_seed: u64, player_seed: u64,
     ) {
-        let options = GameOptions { players, vp_target, map: MapKind::Random, turn_limit };
+        let options = GameOptions::default().with_players(players).with_vp_target(vp_target).with_map(MapKind::Random).with_turn_limit(turn_limit);
         let limit = u32::from(turn_limit);
         let mut last = Vec::new();
         let end = playout(options, game_seed, player_seed, 30_000, |step, before, actor, action, events, after| {

@@ -34,11 +34,12 @@ fn options() -> impl Strategy<Value = GameOptions> {
         prop_oneof![Just(MapKind::Random), Just(MapKind::Beginner)],
         turn_limit(),
     )
-        .prop_map(|(players, vp_target, map, turn_limit)| GameOptions {
-            players,
-            vp_target,
-            map,
-            turn_limit,
+        .prop_map(|(players, vp_target, map, turn_limit)| {
+            GameOptions::default()
+                .with_players(players)
+                .with_vp_target(vp_target)
+                .with_map(map)
+                .with_turn_limit(turn_limit)
         })
 }
 

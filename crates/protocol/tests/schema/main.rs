@@ -390,12 +390,10 @@ fn the_board_geometry_validates_against_the_schema() {
 fn whole_played_games_validate_against_the_schema() {
     for (players, map, seed) in [(4, MapKind::Random, 3), (3, MapKind::Beginner, 8)] {
         let options = RoomOptions {
-            game: GameOptions {
-                players,
-                vp_target: 10,
-                map,
-                ..GameOptions::default()
-            },
+            game: GameOptions::default()
+                .with_players(players)
+                .with_vp_target(10)
+                .with_map(map),
             turn_timer_secs: 60,
             ..RoomOptions::default()
         };

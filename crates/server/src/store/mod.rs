@@ -12,7 +12,7 @@ mod single;
 mod sql;
 
 use async_trait::async_trait;
-use catan_engine::{Action, Actor, FinalScore, Game, Seat};
+use catan_engine::{Action, Actor, FinalScore, Seat};
 use catan_protocol::{BotKind, PlayerResult, RoomOptions};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -333,16 +333,6 @@ pub trait Store: Send + Sync + 'static {
     async fn actions(&self, id: Uuid) -> Result<Vec<ActionRecord>, StoreError>;
     /// Whether the database answers.
     async fn health(&self) -> Result<(), StoreError>;
-}
-
-/// Whether the next action of a stored log is part of the game after `game`: always,
-/// except once the game has ended at its turn limit with no winner. A log
-/// that goes on past that was written before the limit existed, when such games went
-/// on (its options read with the default limit); the rest of it is not part of the
-/// game. After a win more actions are a corrupt log, which the engine refuses.
-#[must_use]
-pub fn replayable(game: &Game) -> bool {
-    !game.is_over() || game.winner().is_some()
 }
 
 /// SHA-256 of `s`, as hex.

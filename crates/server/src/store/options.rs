@@ -64,12 +64,11 @@ impl From<RoomOptions> for StoredOptions {
 impl From<StoredOptions> for RoomOptions {
     fn from(o: StoredOptions) -> RoomOptions {
         RoomOptions {
-            game: GameOptions {
-                players: o.players,
-                vp_target: o.vp_target,
-                map: o.map,
-                turn_limit: o.turn_limit,
-            },
+            game: GameOptions::default()
+                .with_players(o.players)
+                .with_vp_target(o.vp_target)
+                .with_map(o.map)
+                .with_turn_limit(o.turn_limit),
             turn_timer_secs: o.turn_timer_secs,
             trade_timeout_secs: o.trade_timeout_secs,
             discard_timeout_secs: o.discard_timeout_secs,

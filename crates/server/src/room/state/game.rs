@@ -1,6 +1,6 @@
 //! The room's game: the stages of its life and the started game with its log.
 
-use catan_engine::{Action, Actor, Event, Game, GameView, Seat, Tally};
+use catan_engine::{Action, Actor, Event, Game, GameView, Replay, Seat, Tally};
 use catan_protocol::{GameOverInfo, RoomStatus};
 
 use super::timers::Timers;
@@ -40,20 +40,24 @@ impl Match {
     /// before broadcast `up_to` (all of them: `None`), handing each action's `seq`
     /// and events to `each`; returns the game as it then stands.
     pub(super) fn replay(&self, up_to: Option<u64>, mut each: impl FnMut(u64, &[Event])) -> Game {
-        let mut game = self.initial.clone();
         let upto = up_to.unwrap_or(u64::MAX);
-        for &(seq, actor, action) in self.log.iter().take_while(|(seq, ..)| *seq <= upto) {
-            match game.apply(actor, action) {
-                Ok(events) => each(seq, &events),
+        let log = self.log.iter().take_while(|(seq, ..)| *seq <= upto);
+        let mut replay = Replay::from_game(
+            self.initial.clone(),
+            log.map(|&(_, actor, action)| (actor, action)),
+        );
+        while let Some(step) = replay.next() {
+            match step {
+                Ok(step) => each(self.log[step.index].0, &step.events),
                 Err(e) => {
                     // The log is the game: it replayed once already. Say so and give
                     // what there is.
-                    tracing::error!(seq, code = e.code(), "the room's log does not replay");
-                    break;
+                    let seq = e.index().map(|i| self.log[i].0);
+                    tracing::error!(?seq, code = e.code(), "the room's log does not replay");
                 }
             }
         }
-        game
+        replay.into_game()
     }
 
     /// A game just started (or restored, `log` being what the store replayed).

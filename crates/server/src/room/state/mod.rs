@@ -30,7 +30,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use catan_engine::{Game, Seat, Tally};
+use catan_engine::{Replay, Seat, Tally};
 use tokio::time::Instant;
 use uuid::Uuid;
 
@@ -253,7 +253,7 @@ impl Room {
     /// restores the finished room, with the result for the caller to store. A log
     /// that goes on past its turn limit was written before the limit existed (its
     /// options read with the default, R-10.5): the game ends at the limit, the rest
-    /// of the log is not part of it ([`store::replayable`]).
+    /// of the log is not part of it (the engine's [`Replay`] says so).
     ///
     /// `deadlines` says how the timers start again: each with its
     /// full duration from now, or where it was, from the stored times of the
@@ -270,40 +270,42 @@ impl Room {
         deadlines: Deadlines,
     ) -> Result<Restored, String> {
         let g = &record.game;
-        let mut game = Game::new(g.options.game, g.seed).map_err(|e| e.to_string())?;
+        if let Some(i) = (0..actions.len()).find(|&i| actions[i].seq != i as u64) {
+            return Err(format!("action log has a gap at {i}"));
+        }
+        let mut replay = Replay::new(
+            g.options.game,
+            g.seed,
+            actions.iter().map(|a| (a.actor(), a.action)),
+        )
+        .map_err(|e| e.to_string())?;
         // Continued deadlines are followed through the log, each action at its time.
         let mut timers = Timers::default();
         let continued = deadlines == Deadlines::Continue;
         if continued {
-            timers.follow(&game, &g.options, now.at_unix(g.started_at));
+            timers.follow(replay.game(), &g.options, now.at_unix(g.started_at));
         }
         let mut tally = Tally::default();
-        let initial = game.clone();
-        let mut played = 0;
-        for (i, a) in actions.iter().enumerate() {
-            if a.seq != i as u64 {
-                return Err(format!("action log has a gap at {i}"));
-            }
-            if !store::replayable(&game) {
-                tracing::warn!(
-                    room = %g.id,
-                    turn = game.turn(),
-                    ignored = actions.len() - i,
-                    "the stored log goes on past the turn limit (written before it existed); the game ends at the limit"
-                );
-                break;
-            }
-            let events = game
-                .apply(a.actor(), a.action)
-                .map_err(|e| format!("stored action {i} refused on replay: {}", e.code()))?;
+        let initial = replay.game().clone();
+        while let Some(step) = replay.next() {
+            let step = step.map_err(|e| e.to_string())?;
             if continued {
-                let then = now.at_unix(a.at);
-                timers.track(&events, g.options.trade_timeout_secs, then);
-                timers.follow(&game, &g.options, then);
+                let then = now.at_unix(actions[step.index].at);
+                timers.track(&step.events, g.options.trade_timeout_secs, then);
+                timers.follow(replay.game(), &g.options, then);
             }
-            tally.record(&events);
-            played = i + 1;
+            tally.record(&step.events);
         }
+        let played = replay.played();
+        if replay.went_past_the_limit() {
+            tracing::warn!(
+                room = %g.id,
+                turn = replay.game().turn(),
+                ignored = actions.len() - played,
+                "the stored log goes on past the turn limit (written before it existed); the game ends at the limit"
+            );
+        }
+        let game = replay.into_game();
         // Broadcasts go on numbered after every number the room may have used.
         let seq = restored_seq(
             record.seq_reserved,

@@ -147,12 +147,10 @@ async fn started_in(
     tweak: impl FnOnce(&mut RoomOptions),
 ) -> (RoomHandle, Vec<Connected>, Vec<String>) {
     let mut options = RoomOptions {
-        game: GameOptions {
-            players: 3,
-            vp_target: 10,
-            map: MapKind::Beginner,
-            ..GameOptions::default()
-        },
+        game: GameOptions::default()
+            .with_players(3)
+            .with_vp_target(10)
+            .with_map(MapKind::Beginner),
         ..RoomOptions::default()
     };
     tweak(&mut options);

@@ -282,12 +282,10 @@ async fn a_game_of_one_person_and_bots_is_abandoned_while_the_bots_and_a_stand_i
     let after = Duration::from_secs(config.abandon_after_secs);
     ctx.config = Arc::new(config);
     let options = RoomOptions {
-        game: GameOptions {
-            players: 3,
-            vp_target: 20,
-            map: MapKind::Beginner,
-            ..GameOptions::default()
-        },
+        game: GameOptions::default()
+            .with_players(3)
+            .with_vp_target(20)
+            .with_map(MapKind::Beginner),
         turn_timer_secs: 0,
         stand_in_secs: 30,
         stand_in_level: catan_protocol::BotKind::Easy,

@@ -40,12 +40,10 @@ fn after(now: Now, secs: u64) -> Now {
 
 fn options(players: u8, tweak: impl FnOnce(&mut RoomOptions)) -> RoomOptions {
     let mut o = RoomOptions {
-        game: GameOptions {
-            players,
-            vp_target: 10,
-            map: MapKind::Beginner,
-            ..GameOptions::default()
-        },
+        game: GameOptions::default()
+            .with_players(players)
+            .with_vp_target(10)
+            .with_map(MapKind::Beginner),
         ..RoomOptions::default()
     };
     tweak(&mut o);
