@@ -336,7 +336,7 @@ export function stepper(cards, r, max, change, prefix) {
 function maritimeParts() {
   const mar = legalOf('maritime_trade');
   const ratios = W().view.me.maritime_ratios;
-  const costs = costsCard();
+  const costs = costsCard('bank-costs');
   if (!mar.length) {
     return [h('p', { class: 'muted' }, t('bank_not_now')), h('p', { class: 'muted ratios' }, t('ratios'), ' ', RES.map((r, i) => `${t(`res.${r}`)} ${ratios[i]}:1`).join(t('list_sep'))), costs];
   }

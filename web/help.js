@@ -16,9 +16,9 @@ const COSTS = [
 const DEV = ['knight', 'road_building', 'year_of_plenty', 'monopoly', 'victory_point'];
 
 /** The building costs card: each piece, its cost as cards, and what it brings. */
-export function costsCard() {
+export function costsCard(id = 'costs-card') {
   const cost = (c) => Object.entries(c).flatMap(([r, n]) => Array.from({ length: n }, () => h('span', { class: 'cost-card', style: `--tint:${RESOURCE_TINT[r]}`, title: t(`res.${r}`) }, icon(r))));
-  return h('section', { class: 'costs', id: 'costs-card', 'aria-label': t('help.costs') }, h('h3', {}, t('help.costs')),
+  return h('section', { class: 'costs', id, 'aria-label': t('help.costs') }, h('h3', {}, t('help.costs')),
     h('ul', {}, COSTS.map(([piece, c, what]) => h('li', { 'data-cost': piece },
       h('span', { class: 'cost-piece' }, icon(piece), h('b', {}, piece === 'card_back' ? t('help.dev_card') : t(`piece.${piece}`))),
       h('span', { class: 'cost-cards', 'aria-label': Object.entries(c).map(([r, n]) => `${n} ${t(`res.${r}`)}`).join(', ') }, cost(c)),

@@ -159,6 +159,9 @@ export async function setUpARoomByKeyboard(browser, base, out) {
   await host.key('Enter');
   const copied = await tr(host, 'link_copied');
   await host.waitForFunction((s) => document.getElementById('flash')?.textContent === s, copied);
+  // Good news, not in the error colour.
+  assert.deepEqual(await host.evaluate(() => [document.getElementById('flash').className, getComputedStyle(document.getElementById('flash')).color]),
+    ['ok', 'rgb(29, 122, 60)'], '"Link copied" in green');
   // Through the clipboard API, or (where the browser refuses it) the field selected.
   const handed = await host.evaluate(() => window.__copied);
   assert.ok(handed.length >= 1, 'the page copied something');

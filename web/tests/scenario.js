@@ -1055,6 +1055,17 @@ export async function layoutAtBothSizes(browser, base, out, { lang = 'zh-Hans', 
   // The spots of the setup are tap targets too.
   await tab.waitForFunction(() => document.querySelectorAll('#board .hl').length > 0, null, 60000);
   assert.deepEqual((await measure(tab)).small, [], 'every board spot is at least 44 px on the phone');
+  // The setup's hint: each candidate spot shows its pips (the dots of its tiles' numbers).
+  const hints = await tab.evaluate(async () => {
+    const { vertexPips } = await import(new URL('board.js', document.querySelector('script[type=module]').src).href);
+    const v = window.__catan.conn.state.view;
+    return [...document.querySelectorAll('#board .hl[data-vertex]')].map((e) => {
+      const mark = [...document.querySelectorAll('#board .hl-pips')].find((p) => Math.abs(Number(p.getAttribute('x')) - Number(e.getAttribute('cx'))) < 0.5
+        && Math.abs(Number(p.getAttribute('y')) - 1 - Number(e.getAttribute('cy'))) < 0.5);
+      return [mark ? Number(mark.textContent) : null, vertexPips(v, Number(e.dataset.vertex))];
+    });
+  });
+  assert.ok(hints.length > 0 && hints.every(([shown, pips]) => shown === pips), `each candidate spot shows its pips: ${JSON.stringify(hints.slice(0, 5))}`);
   // Through the setup to the first own roll.
   const memo = newMemo();
   for (let p = await look(tab); !(p && p.on.roll && !p.spots && !p.dialog); p = await look(tab)) await step(tab, memo, p);
@@ -1117,6 +1128,14 @@ export async function layoutAtBothSizes(browser, base, out, { lang = 'zh-Hans', 
   await tab.click('#zoom-fit');
   await tab.waitForFunction((b) => document.getElementById('board').getAttribute('viewBox') === b, box0);
   await tab.screenshot(path.join(out, `phone-hand-${lang}.png`));
+  // Help: a first-game guide, the building costs and what each development card does.
+  await tab.click('#open-help');
+  await tab.waitFor('#help-sheet[data-open]');
+  assert.deepEqual(await tab.evaluate(() => [document.querySelectorAll('#first-game li').length, document.querySelectorAll('#costs-card li').length,
+    document.querySelectorAll('#dev-help [data-dev-help]').length]), [5, 4, 5], 'the guide, the four costs, the five development cards');
+  assert.deepEqual((await measure(tab)).small, [], 'every tap target of the help sheet is at least 44 px');
+  await tab.screenshot(path.join(out, `phone-help-${lang}.png`));
+  await tab.click('#close-help');
 
   await tab.page.setViewport({ width: 1366, height: 768 });
   await tab.evaluate(() => window.scrollTo(0, 0));
