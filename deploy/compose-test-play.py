@@ -55,7 +55,8 @@ async def start(lobby: Lobby, actions: int) -> dict:
     """A game of two seats here and two bots, played until ``actions`` of ours were
     acknowledged, then left; and a gathering room with one seat taken."""
     board = Board.from_json(lobby.board())
-    created = lobby.create_room(players=4, **OPTIONS)
+    # 8 points: far from over after ``actions`` of ours.
+    created = lobby.create_room(players=4, **dict(OPTIONS, vp_target=8))
     room, host = created["room_id"], created["host_token"]
     tokens = [lobby.take_seat(room, f"py{i}")["token"] for i in range(2)]
     lobby.add_bot(room, host, "heuristic")
@@ -77,7 +78,8 @@ async def start(lobby: Lobby, actions: int) -> dict:
             pass
 
     await asyncio.gather(*(until_enough(c, s) for c, s in zip(conns, strategies)))
-    over = any(c.game_over for c in conns)
+    if any(c.game_over for c in conns):
+        raise RuntimeError("the game ended before it was left: lower --actions")
     for c in conns:
         await c.close()
     gathering = lobby.create_room(players=4, **OPTIONS)
@@ -86,7 +88,6 @@ async def start(lobby: Lobby, actions: int) -> dict:
         "room": room,
         "tokens": tokens,
         "acks": sum(c.acks for c in conns),
-        "over_already": over,
         "gathering": gathering["room_id"],
         "gathering_token": waiting["token"],
     }
@@ -131,7 +132,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("--url", required=True, help="https://DOMAIN:PORT of the proxy")
     p.add_argument("--resolve", help="the address the domain's connections go to")
     p.add_argument("--cacert", help="the CA certificate to trust (PEM)")
-    p.add_argument("--actions", type=int, default=40, help="start: our actions before leaving")
+    p.add_argument("--actions", type=int, default=30, help="start: our actions before leaving")
     p.add_argument("mode", choices=["play", "start", "finish"])
     p.add_argument("state", nargs="?", help="start/finish: the JSON file of the game")
     args = p.parse_args(argv)

@@ -21,8 +21,8 @@
 # Needs: docker with compose v2.24+ (or podman's Docker-compatible API with
 # DOCKER_HOST set and DOCKER_BUILDKIT=0), git, curl, openssl, python3 with the
 # `websockets` package (examples/python/.venv, or set PYTHON).
-# Knobs (environment): DOMAIN (catan.test), HTTP_PORT (18080), HTTPS_PORT (18443),
-# ADMIN_PORT (18081), SOURCE=REF (test that commit instead of the working tree),
+# Knobs (environment): DOMAIN (catan.test), HTTP_PORT (28080), HTTPS_PORT (28443),
+# ADMIN_PORT (28081), SOURCE=REF (test that commit instead of the working tree),
 # NO_CACHE=1 (a cold build), SKIP_REBUILD=1 (no second build after a source change),
 # KEEP=1 (leave the stack up at the end).
 # The test domain needs no DNS: curl gets --resolve, the Python client the same.
@@ -31,9 +31,9 @@ set -Euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 MODE=${1:-run}
 DOMAIN=${DOMAIN:-catan.test}
-HTTP_PORT=${HTTP_PORT:-18080}
-HTTPS_PORT=${HTTPS_PORT:-18443}
-ADMIN_PORT=${ADMIN_PORT:-18081}
+HTTP_PORT=${HTTP_PORT:-28080}
+HTTPS_PORT=${HTTPS_PORT:-28443}
+ADMIN_PORT=${ADMIN_PORT:-28081}
 PROJECT=catan-compose-test
 [ "$MODE" = cluster ] && PROJECT=catan-compose-test-cluster
 export COMPOSE_PROJECT_NAME=$PROJECT
@@ -64,6 +64,13 @@ if [ "$MODE" != cluster ] && ! "$PYTHON" -c 'import websockets' 2>/dev/null; the
 		"examples/python/.venv/bin/pip install -r examples/python/requirements.txt (or set PYTHON)" >&2
 	exit 2
 fi
+
+for port in "$HTTP_PORT" "$HTTPS_PORT" "$ADMIN_PORT"; do
+	if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+		echo "port $port is in use on this host: choose others (HTTP_PORT, HTTPS_PORT, ADMIN_PORT)" >&2
+		exit 2
+	fi
+done
 
 # The work copy: the checkout's files that git tracks or would track, as they are
 # in the working tree; or, with SOURCE=REF, the tree of that commit.
@@ -188,7 +195,7 @@ ports_as_configured() {
 	python3 - "$bindings" <<-'PY'
 		import json, sys
 		b = json.loads(sys.argv[1]) or {}
-		assert "8080/tcp" not in b, b
+		assert not b.get("8080/tcp"), b
 		admin = b.get("8081/tcp") or []
 		assert admin and all(x["HostIp"] == "127.0.0.1" for x in admin), b
 	PY
@@ -232,6 +239,66 @@ spoof_check() {
 		test "$refused" -ge 1
 }
 
+# Client B, at another address of this host (the one of its default route), has
+# its own limit while client A's (127.0.0.1, spent by spoof_check) is empty: the
+# server counts the address Caddy names, not the proxy's own.
+second_client_check() {
+	local ip code
+	ip=$(python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.connect(("203.0.113.1", 9)); print(s.getsockname()[0])' 2>/dev/null || true)
+	if [ -z "$ip" ] || [[ "$ip" == 127.* ]]; then
+		info "no second address on this host: the check of a second client is skipped"
+		return
+	fi
+	code=$(curl -sS --max-time 20 --cacert "$L/ca.pem" --resolve "$DOMAIN:$HTTPS_PORT:$ip" \
+		-o /dev/null -w '%{http_code}' -X POST "$B/api/rooms" -d '{"listed":false}')
+	check "a second client (at $ip) creates a room while the first one's limit is spent ($code)" test "$code" = 201
+}
+
+# Straight to the server's port from another container of the network (not the
+# proxy): forged X-Forwarded-For headers are ignored, the limit counts the peer.
+direct_spoof_check() {
+	local script out ok refused
+	# shellcheck disable=SC2016
+	script='ok=0; refused=0
+	for i in $(seq 1 14); do
+		exec 3<>/dev/tcp/server/8080 || exit 3
+		printf "POST /api/rooms HTTP/1.1\r\nHost: server\r\nX-Forwarded-For: 203.0.113.%s\r\nContent-Type: application/json\r\nContent-Length: 16\r\nConnection: close\r\n\r\n{\"listed\":false}" "$i" >&3
+		read -r status <&3; exec 3>&-
+		case "$status" in *" 201 "*) ok=$((ok + 1)) ;; *" 429 "*) refused=$((refused + 1)) ;; esac
+	done
+	echo "$ok $refused"'
+	if ! out=$(compose exec -T db bash -c "$script" 2>/dev/null); then
+		info "no bash in the db image: the check straight to the server is skipped"
+		return
+	fi
+	read -r ok refused <<<"$out"
+	check "straight to the server from another container with 14 forged X-Forwarded-For: $ok created, $refused refused (the header is ignored)" \
+		test "$refused" -ge 1 -a "$ok" -ge 1
+}
+
+# Memory, CPU and log settings as the engine applied them, and the memory limit as
+# the server's cgroup enforces it.
+limits_applied() {
+	local svc id
+	for svc in db server proxy; do
+		id=$(compose ps -q "$svc")
+		docker inspect -f "$svc: memory {{.HostConfig.Memory}} nanocpus {{.HostConfig.NanoCpus}} cpu quota/period {{.HostConfig.CpuQuota}}/{{.HostConfig.CpuPeriod}} log {{.HostConfig.LogConfig.Type}} {{.HostConfig.LogConfig.Config}}" "$id"
+	done > "$L/limits.txt"
+	sed 's/^/INFO: /' "$L/limits.txt"
+	local cg sizes=""
+	cg=$(compose exec -T server sh -c 'cat /sys/fs/cgroup/memory.max 2>/dev/null || cat /sys/fs/cgroup/memory/memory.limit_in_bytes' | tr -d '\r')
+	check "the server's cgroup enforces its memory limit ($cg bytes)" test "$cg" = 536870912
+	# The log size limit as the engine keeps it: Docker's max-size option, or
+	# podman's own field (podman truncates at that size and keeps no max-file).
+	for svc in db server proxy; do
+		id=$(compose ps -q "$svc")
+		sizes+="$(podman inspect -f '{{.HostConfig.LogConfig.Size}}' "$id" 2>/dev/null \
+			|| docker inspect -f '{{index .HostConfig.LogConfig.Config "max-size"}}' "$id") "
+	done
+	check "every container's log is limited in size ($sizes)" \
+		test "$(grep -Eo '10(MB|m)' <<<"$sizes" | wc -l)" = 3
+}
+
 admin_check() {
 	check "admin API on 127.0.0.1:$ADMIN_PORT with the token" \
 		test "$(curl -sS -o /dev/null -w '%{http_code}' -H "authorization: Bearer $ADMIN_TOKEN" "http://127.0.0.1:$ADMIN_PORT/admin/stats")" = 200
@@ -269,6 +336,7 @@ mode_run() {
 	else fail "up -d --wait"; return; fi
 	check "fetch Caddy's test CA and reach https://$DOMAIN:$HTTPS_PORT" fetch_ca || return
 	check "the server's 8080 is not published, its admin port on 127.0.0.1 only" ports_as_configured
+	limits_applied
 	check "the server's /data holds no dot files (a user without a home)" \
 		test -z "$(compose exec -T server ls -A /data)"
 	https_checks
@@ -290,6 +358,8 @@ mode_run() {
 		fail "start a game: $(tail -3 "$L/start.err")"
 	fi
 	spoof_check
+	second_client_check
+	direct_spoof_check
 
 	# Restart the whole stack; volumes kept.
 	local t_down
