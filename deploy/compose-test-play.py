@@ -22,8 +22,10 @@ import json
 import os
 import socket
 import sys
+import time
 import urllib.parse
 from pathlib import Path
+from typing import Any
 
 import websockets
 
@@ -39,6 +41,22 @@ from catan_client.strategy import Strategy  # noqa: E402
 #: Room options of the test games: short (5 points), no timers, and no stand-in
 #: bot taking a seat over while the stack restarts and the seats are away.
 OPTIONS = {"vp_target": 5, "turn_timer_secs": 0, "discard_timeout_secs": 0, "stand_in_secs": 0}
+
+
+class PatientLobby(Lobby):
+    """A lobby client that waits and tries again when the server says ``429
+    rate_limited`` (the per-address limit on costly lobby calls: every call here
+    comes from one address)."""
+
+    def call(self, method: str, path: str, body: Any = None, bearer: str | None = None) -> Any:
+        for _ in range(60):
+            try:
+                return super().call(method, path, body, bearer)
+            except ApiError as e:
+                if e.status != 429:
+                    raise
+                time.sleep(2)
+        return super().call(method, path, body, bearer)
 
 
 def resolve_to(host: str, address: str) -> None:
@@ -141,7 +159,8 @@ def main(argv: list[str]) -> int:
         os.environ["SSL_CERT_FILE"] = args.cacert
     if args.resolve:
         resolve_to(urllib.parse.urlsplit(args.url).hostname or "", args.resolve)
-    lobby = Lobby(args.url)
+    play.Lobby = PatientLobby  # type: ignore[misc]
+    lobby = PatientLobby(args.url)
     if args.mode == "play":
         full = asyncio.run(play.play_room(args.url, 2, 2, OPTIONS))
         checked = full["replay_checked"]
