@@ -1,9 +1,23 @@
 //! Development cards.
 
 use serde::{Deserialize, Serialize};
+use strum::{EnumCount, VariantArray};
 
 /// A development card kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    VariantArray,
+    EnumCount,
+)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum DevCard {
@@ -21,13 +35,8 @@ pub enum DevCard {
 
 impl DevCard {
     /// All kinds in their fixed index order.
-    pub const ALL: [DevCard; 5] = [
-        DevCard::Knight,
-        DevCard::RoadBuilding,
-        DevCard::YearOfPlenty,
-        DevCard::Monopoly,
-        DevCard::VictoryPoint,
-    ];
+    pub const ALL: [DevCard; DevCard::COUNT] =
+        *DevCard::VARIANTS.first_chunk().expect("COUNT variants");
 
     /// Stable index 0..5, used to address [`DevCards`].
     #[must_use]

@@ -1,9 +1,13 @@
 //! Why an action was refused. Each variant has a stable machine code for the wire.
 
 use serde::Serialize;
+use strum::{EnumCount, IntoStaticStr, VariantArray};
 
 /// A refused action. The game is unchanged whenever `apply` returns one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, thiserror::Error, VariantArray, EnumCount, IntoStaticStr,
+)]
+#[strum(serialize_all = "snake_case")]
 pub enum ActionError {
     /// The game is over: won, or ended by the turn limit.
     #[error("the game is over")]
@@ -90,70 +94,16 @@ pub enum ActionError {
 }
 
 impl ActionError {
-    /// Stable machine-readable code, e.g. `not_your_turn`. Documented in protocol.md.
+    /// Stable machine-readable code, e.g. `not_your_turn`: the variant's name in snake
+    /// case. Documented in protocol.md.
     #[must_use]
-    pub const fn code(&self) -> &'static str {
-        match self {
-            ActionError::GameOver => "game_over",
-            ActionError::NoSuchSeat => "no_such_seat",
-            ActionError::SystemOnly => "system_only",
-            ActionError::NotForSystem => "not_for_system",
-            ActionError::NotYourTurn => "not_your_turn",
-            ActionError::WrongPhase => "wrong_phase",
-            ActionError::InsufficientResources => "insufficient_resources",
-            ActionError::BankInsufficient => "bank_insufficient",
-            ActionError::InvalidLocation => "invalid_location",
-            ActionError::IllegalPlacement => "illegal_placement",
-            ActionError::NoPiecesLeft => "no_pieces_left",
-            ActionError::DevDeckEmpty => "dev_deck_empty",
-            ActionError::NoPlayableCard => "no_playable_card",
-            ActionError::DevCardAlreadyPlayed => "dev_card_already_played",
-            ActionError::InvalidDiscard => "invalid_discard",
-            ActionError::NoDiscardRequired => "no_discard_required",
-            ActionError::RobberMustMove => "robber_must_move",
-            ActionError::InvalidVictim => "invalid_victim",
-            ActionError::InvalidYearOfPlenty => "invalid_year_of_plenty",
-            ActionError::InvalidTrade => "invalid_trade",
-            ActionError::UnknownOffer => "unknown_offer",
-            ActionError::NotOfferRecipient => "not_offer_recipient",
-            ActionError::NotOfferSender => "not_offer_sender",
-            ActionError::OfferNotAccepted => "offer_not_accepted",
-            ActionError::TooManyOffers => "too_many_offers",
-            ActionError::AlreadyAnswered => "already_answered",
-            ActionError::PendingStep => "pending_step",
-        }
+    pub fn code(&self) -> &'static str {
+        self.into()
     }
 
     /// Every error, for documentation tests.
-    pub const ALL: [ActionError; 27] = [
-        ActionError::GameOver,
-        ActionError::NoSuchSeat,
-        ActionError::SystemOnly,
-        ActionError::NotForSystem,
-        ActionError::NotYourTurn,
-        ActionError::WrongPhase,
-        ActionError::InsufficientResources,
-        ActionError::BankInsufficient,
-        ActionError::InvalidLocation,
-        ActionError::IllegalPlacement,
-        ActionError::NoPiecesLeft,
-        ActionError::DevDeckEmpty,
-        ActionError::NoPlayableCard,
-        ActionError::DevCardAlreadyPlayed,
-        ActionError::InvalidDiscard,
-        ActionError::NoDiscardRequired,
-        ActionError::RobberMustMove,
-        ActionError::InvalidVictim,
-        ActionError::InvalidYearOfPlenty,
-        ActionError::InvalidTrade,
-        ActionError::UnknownOffer,
-        ActionError::NotOfferRecipient,
-        ActionError::NotOfferSender,
-        ActionError::OfferNotAccepted,
-        ActionError::TooManyOffers,
-        ActionError::AlreadyAnswered,
-        ActionError::PendingStep,
-    ];
+    pub const ALL: [ActionError; ActionError::COUNT] =
+        *ActionError::VARIANTS.first_chunk().expect("COUNT variants");
 }
 
 impl Serialize for ActionError {

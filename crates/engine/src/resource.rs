@@ -1,11 +1,27 @@
 //! Resources and fixed-size resource counts (hands, costs, the bank).
 
 use serde::{Deserialize, Serialize};
+use strum::{EnumCount, IntoStaticStr, VariantArray};
 
 /// One of the five resources produced by land tiles.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    VariantArray,
+    EnumCount,
+    IntoStaticStr,
+)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Resource {
     /// Produced by forest.
     Lumber,
@@ -21,13 +37,8 @@ pub enum Resource {
 
 impl Resource {
     /// All resources in their fixed index order.
-    pub const ALL: [Resource; 5] = [
-        Resource::Lumber,
-        Resource::Brick,
-        Resource::Wool,
-        Resource::Grain,
-        Resource::Ore,
-    ];
+    pub const ALL: [Resource; Resource::COUNT] =
+        *Resource::VARIANTS.first_chunk().expect("COUNT variants");
 
     /// Stable index 0..5, used to address [`Resources`].
     #[must_use]
@@ -35,16 +46,10 @@ impl Resource {
         self as usize
     }
 
-    /// The wire name (`"lumber"`, ...).
+    /// The wire name (`"lumber"`, ...), as serde writes it.
     #[must_use]
-    pub const fn name(self) -> &'static str {
-        match self {
-            Resource::Lumber => "lumber",
-            Resource::Brick => "brick",
-            Resource::Wool => "wool",
-            Resource::Grain => "grain",
-            Resource::Ore => "ore",
-        }
+    pub fn name(self) -> &'static str {
+        self.into()
     }
 }
 

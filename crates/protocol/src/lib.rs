@@ -20,7 +20,10 @@
 //!   generated from it), committed and served at `GET /api/schema.json`.
 //! - [`codes`]: every code outside the engine's: [`ErrorCode`] (`error` and the
 //!   room's `rejected`), [`ClosingReason`] (`closing`), [`CloseCode`] (WebSocket
-//!   close frames) and [`LobbyError`] (HTTP), each with `code()` and a list of all.
+//!   close frames) and [`LobbyError`] (HTTP), each with `code()` and a list of all
+//!   (derived from the variants, except [`LobbyError`]'s, whose variants carry data).
+//! - [`text`]: the rules for text people choose, display names and chat
+//!   ([`text::clean_name`], [`text::clean_chat`]).
 //!
 //! ```
 //! use catan_protocol::{ClientMessage, ServerMessage, ErrorCode};

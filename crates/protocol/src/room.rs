@@ -7,6 +7,7 @@ use std::str::FromStr;
 use catan_engine::{GameOptions, OptionsError, Seat};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use strum::{EnumCount, IntoStaticStr, VariantArray};
 use uuid::Uuid;
 
 /// A room's public description.
@@ -175,8 +176,12 @@ pub struct Occupant {
     Serialize,
     Deserialize,
     JsonSchema,
+    VariantArray,
+    EnumCount,
+    IntoStaticStr,
 )]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum BotKind {
     /// The easy level: plays the medium bot's plans without bank trades or
     /// development cards, and makes no player offers.
@@ -196,22 +201,14 @@ pub enum BotKind {
 
 impl BotKind {
     /// Every kind, in a fixed order: the levels, then `random`.
-    pub const ALL: [BotKind; 4] = [
-        BotKind::Easy,
-        BotKind::Medium,
-        BotKind::Hard,
-        BotKind::Random,
-    ];
+    pub const ALL: [BotKind; BotKind::COUNT] =
+        *BotKind::VARIANTS.first_chunk().expect("COUNT variants");
 
-    /// The kind's name, as on the wire and parsed by `from_str`.
+    /// The kind's name, as on the wire (serde's name of the variant) and parsed by
+    /// `from_str`.
     #[must_use]
-    pub const fn name(self) -> &'static str {
-        match self {
-            BotKind::Easy => "easy",
-            BotKind::Medium => "medium",
-            BotKind::Hard => "hard",
-            BotKind::Random => "random",
-        }
+    pub fn name(self) -> &'static str {
+        self.into()
     }
 
     /// Earlier names still read, with the kind each stands for now.

@@ -31,79 +31,75 @@ use std::time::{Duration, Instant};
 use catan_bots::arena::{self, Tally};
 use catan_bots::{BotKind, Budget, SearchBot, Strategy};
 use catan_engine::{Action, DEFAULT_TURN_LIMIT, Event, GameOptions, GameView, MapKind};
+use clap::Parser;
 use rand::RngCore;
 
 /// Command-line options.
-#[derive(Debug)]
+#[derive(Debug, Parser)]
+#[command(
+    name = "catan-arena",
+    version,
+    about = "Plays many games between bot strategies and reports each one's share of the wins"
+)]
 struct Args {
     /// Games to play.
+    #[arg(long, default_value_t = 1000)]
     games: u64,
-    /// One strategy per seat, rotating game by game.
+    /// One strategy per seat, rotating one seat per game: easy, medium, hard (levels),
+    /// random (baseline).
+    #[arg(
+        long = "bots",
+        value_name = "K,K,K[,K]",
+        value_delimiter = ',',
+        default_value = "medium,easy,easy,easy"
+    )]
     lineup: Vec<BotKind>,
-    /// Base seed.
+    /// Base seed; game `i` uses `seed * 1_000_003 + i`.
+    #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Victory points to win.
+    /// Victory points to win (3..=20).
+    #[arg(long, default_value_t = 10)]
     vp_target: u8,
-    /// Turns after which a game ends with no winner (R-10.5).
+    /// Turns after which a game ends with no winner (R-10.5; 100..=5000).
+    #[arg(long, default_value_t = DEFAULT_TURN_LIMIT)]
     turn_limit: u16,
-    /// Fixed beginner map instead of random maps.
+    /// Play on the fixed beginner map instead of random maps.
+    #[arg(long)]
     beginner: bool,
-    /// Worker threads.
+    /// Worker threads; the games are split among them (0 counts as 1).
+    #[arg(long, default_value_t = 1)]
     threads: u64,
-    /// One JSON object on stdout instead of text.
+    /// Print one JSON object on stdout instead of text.
+    #[arg(long)]
     json: bool,
-    /// The hard level's budget per decision.
-    hard: Budget,
+    /// The hard level's time per searched decision, in milliseconds (0: only the
+    /// playout caps limit it, so a run is reproducible).
+    #[arg(long, value_name = "MS", default_value_t = Budget::DEFAULT_TIME.as_millis() as u64)]
+    hard_ms: u64,
+    /// Whole games the hard level plays per searched decision of a turn, at most
+    /// (0: its turns are the medium bot's).
+    #[arg(long, value_name = "N", default_value_t = Budget::DEFAULT_TURN_PLAYOUTS)]
+    hard_turn_playouts: u32,
+    /// Whole games the hard level plays per setup settlement, at most (half as many
+    /// per setup road).
+    #[arg(long, value_name = "N", default_value_t = Budget::DEFAULT_SETUP_PLAYOUTS)]
+    hard_setup_playouts: u32,
 }
 
-const USAGE: &str = "usage: catan-arena [--games N] [--bots K,K,K[,K]] [--seed S] \
-[--vp-target T] [--turn-limit N] [--beginner] [--threads N] [--json] [--hard-ms MS] \
-[--hard-turn-playouts N] [--hard-setup-playouts N]\n  bot kinds: easy, medium, hard (levels), random (baseline)";
+impl Args {
+    /// Worker threads, at least one.
+    fn threads(&self) -> u64 {
+        self.threads.max(1)
+    }
 
-fn parse_args() -> Result<Args, String> {
-    let mut args = Args {
-        games: 1000,
-        lineup: vec![BotKind::Medium, BotKind::Easy, BotKind::Easy, BotKind::Easy],
-        seed: 1,
-        vp_target: 10,
-        turn_limit: DEFAULT_TURN_LIMIT,
-        beginner: false,
-        threads: 1,
-        json: false,
-        hard: Budget::default(),
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
-        match flag.as_str() {
-            "--games" => args.games = number(&value()?)?,
-            "--seed" => args.seed = number(&value()?)?,
-            "--threads" => args.threads = number::<u64>(&value()?)?.max(1),
-            "--vp-target" => args.vp_target = number(&value()?)?,
-            "--turn-limit" => args.turn_limit = number(&value()?)?,
-            "--bots" => {
-                args.lineup = value()?
-                    .split(',')
-                    .map(|k| k.parse::<BotKind>().map_err(|e| e.to_string()))
-                    .collect::<Result<_, _>>()?;
-            }
-            "--hard-ms" => {
-                let ms: u64 = number(&value()?)?;
-                args.hard.time = (ms > 0).then(|| Duration::from_millis(ms));
-            }
-            "--hard-turn-playouts" => args.hard.turn_playouts = number(&value()?)?,
-            "--hard-setup-playouts" => args.hard.setup_playouts = number(&value()?)?,
-            "--beginner" => args.beginner = true,
-            "--json" => args.json = true,
-            "-h" | "--help" => return Err(String::new()),
-            other => return Err(format!("unknown option {other}")),
+    /// The hard level's budget per decision.
+    fn hard(&self) -> Budget {
+        Budget {
+            time: (self.hard_ms > 0).then(|| Duration::from_millis(self.hard_ms)),
+            turn_playouts: self.hard_turn_playouts,
+            setup_playouts: self.hard_setup_playouts,
         }
     }
-    Ok(args)
-}
-
-fn number<T: std::str::FromStr>(s: &str) -> Result<T, String> {
-    s.parse().map_err(|_| format!("not a number: {s}"))
 }
 
 /// Decision times in nanoseconds, one list per bot kind (in [`BotKind::ALL`] order).
@@ -138,11 +134,13 @@ impl Strategy for Timed {
 /// Splits the games into `threads` contiguous ranges played in parallel; returns
 /// the totals and every decision's time by kind.
 fn run(args: &Args, options: GameOptions) -> (Tally, Times) {
-    let per = args.games.div_ceil(args.threads);
+    let threads = args.threads();
+    let hard = args.hard();
+    let per = args.games.div_ceil(threads);
     let mut total = Tally::default();
     let mut times: Times = vec![Vec::new(); BotKind::ALL.len()];
     std::thread::scope(|s| {
-        let handles: Vec<_> = (0..args.threads)
+        let handles: Vec<_> = (0..threads)
             .map(|t| {
                 let range = (t * per).min(args.games)..((t + 1) * per).min(args.games);
                 s.spawn(move || {
@@ -150,7 +148,7 @@ fn run(args: &Args, options: GameOptions) -> (Tally, Times) {
                         BotKind::ALL.iter().map(|_| Arc::default()).collect();
                     let make = |k: BotKind| -> Box<dyn Strategy + Send> {
                         let inner: Box<dyn Strategy + Send> = match k {
-                            BotKind::Hard => Box::new(SearchBot::new(args.hard)),
+                            BotKind::Hard => Box::new(SearchBot::new(hard)),
                             k => catan_bots::strategy(k),
                         };
                         let times = Arc::clone(&lists[kind_index(k)]);
@@ -194,16 +192,7 @@ fn quantile_ms(ns: &[u64], q: f64) -> f64 {
 }
 
 fn main() -> ExitCode {
-    let args = match parse_args() {
-        Ok(a) => a,
-        Err(e) => {
-            if !e.is_empty() {
-                eprintln!("catan-arena: {e}");
-            }
-            eprintln!("{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
+    let args = Args::parse();
     let options = GameOptions::default()
         .with_players(u8::try_from(args.lineup.len()).unwrap_or(0))
         .with_vp_target(args.vp_target)
@@ -380,7 +369,7 @@ lineup {} rotating, seed {}, {} thread(s), {:.2} s",
         tally.errors.len(),
         s.lineup.join(","),
         args.seed,
-        args.threads,
+        args.threads(),
         secs
     );
     for (k, share) in &s.kinds {
