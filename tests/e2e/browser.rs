@@ -102,7 +102,7 @@ async fn the_client_is_served_at_the_root_and_the_board_endpoint_matches_the_eng
             .expect("ascii")
             .starts_with("text/html")
     );
-    assert!(page.text().await.expect("body").contains("/web/app.js"));
+    assert!(page.text().await.expect("body").contains("/app.js"));
     for (file, mime) in [
         ("app.js", "text/javascript"),
         ("board.js", "text/javascript"),
@@ -203,7 +203,7 @@ async fn the_client_is_served_at_the_root_and_the_board_endpoint_matches_the_eng
 /// The client's files on a slow line: gzipped for a browser that accepts it (and not
 /// for one that does not), each with an `ETag` answered `304` when it has not changed;
 /// the page names them under the build's version, kept for good (`immutable`), and is
-/// itself revalidated each time.
+/// itself kept a minute, then revalidated.
 async fn client_files_are_compressed_and_cached(server: &TestServer) {
     let get = |path: &str, headers: &[(&str, &str)]| {
         let mut req = server.http.get(server.url(path));
@@ -213,7 +213,7 @@ async fn client_files_are_compressed_and_cached(server: &TestServer) {
         req.send()
     };
     let page = get("/", &[]).await.expect("GET /");
-    assert_eq!(page.headers()["cache-control"], "no-cache");
+    assert_eq!(page.headers()["cache-control"], "max-age=60");
     let page_tag = page.headers()["etag"].to_str().expect("ascii").to_owned();
     let html = page.text().await.expect("body");
     let at = html
@@ -270,6 +270,26 @@ async fn client_files_are_compressed_and_cached(server: &TestServer) {
     .expect("GET");
     assert_eq!(same.status(), 304, "an unchanged file answers 304");
     assert_eq!(same.headers()["etag"].to_str().expect("ascii"), tag);
+    // A page opened at an address the server refuses still loads its files (a
+    // browser sends Origin with module scripts), then learns why it may not play.
+    let foreign = [("origin", "http://refused.example:8080")];
+    let module = get(&format!("/web/v/{version}/app.js"), &foreign)
+        .await
+        .expect("GET");
+    assert_eq!(
+        module.status(),
+        200,
+        "the client's files whatever the origin"
+    );
+    let create = server
+        .http
+        .post(server.url("/api/rooms"))
+        .header("origin", "http://refused.example:8080")
+        .json(&serde_json::json!({"players": 3}))
+        .send()
+        .await
+        .expect("POST");
+    assert_eq!(create.status(), 403, "but no room for that page");
     let other = get("/web/v/000000000000/app.js", &[]).await.expect("GET");
     assert_eq!(other.status(), 200);
     assert_eq!(

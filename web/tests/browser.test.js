@@ -73,7 +73,7 @@ import { cardDialogs } from './card-dialogs.js';
 import { setUpARoomByKeyboard } from './lobby.js';
 import { adminWordsReachThePlayer, refusedOrigin } from './self-hoster.js';
 import { clicksDuringBroadcasts } from './redraw.js';
-import { endScreenOnAPhone, leavingByBack, reducedMotion } from './phone.js';
+import { endScreenOnAPhone, leavingByBack, lobbyOnASlowLine, reducedMotion } from './phone.js';
 import { adoptSeatFromAddress, glanceAndFlow, layoutAtBothSizes, playWholeGame, rematchOfTwoPeople, spectateAStandIn, spectateGameWithoutWinner, spectateOnPhone, tradeAmongPeople } from './scenario.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -214,6 +214,13 @@ for (const name of NAMES) {
       const r = await reducedMotion(browser, base, out, admin);
       console.log(`# ${name}: motion ${JSON.stringify(r.full)}, reduced ${JSON.stringify(r.reduced)}`);
     });
+
+    if (name === 'chromium') {
+      test('the lobby on an emulated slow 4G line in under a second after the first visit in chromium', { timeout: 60000 }, async () => {
+        const r = await lobbyOnASlowLine(browser, base, out);
+        console.log(`# chromium: lobby on slow 4G: first visit ${r.first} ms, then ${r.again} ms`);
+      });
+    }
 
     test(`a room set up at 390x844 by keyboard: the language remembered, the invite link, the lobby's names, a person removed by the host, bots and the start in ${name}`, { timeout: 120000 }, async () => {
       const t0 = Date.now();

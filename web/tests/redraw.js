@@ -61,7 +61,7 @@ function hook(tab) {
 export async function clicksDuringBroadcasts(browser, base, out, admin = null) {
   mkdirSync(out, { recursive: true });
   const tab = await browser.newTab({ width: 390, height: 844, isolated: true });
-  const total = { presses: 12, redrawnUnder: 0, messages: 0, rolls: 0, renders: 0, parts: {}, dice: [], games: 0 };
+  const total = { presses: 8, redrawnUnder: 0, messages: 0, rolls: 0, renders: 0, parts: {}, dice: [], games: 0 };
   const collect = async () => {
     const r = await tab.evaluate(() => {
       const x = window.__redraw;
@@ -118,7 +118,7 @@ export async function clicksDuringBroadcasts(browser, base, out, admin = null) {
     await sleep(20);
   }
   // The game on to its first rolls (the presses may all have come in the setup).
-  await tab.waitForFunction(() => window.__redraw.dieStarts.size >= 4 || window.__catan.conn.state.gameOver, null, 60000);
+  await tab.waitForFunction(() => window.__redraw.dieStarts.size >= 2 || window.__catan.conn.state.gameOver, null, 60000);
   await collect();
   await tab.screenshot(path.join(out, 'clicks-during-broadcasts.png'));
   if (admin?.url) {

@@ -212,7 +212,12 @@ async fn check_origin(
     let local = request.extensions().get::<listen::LocalAddr>().map(|l| l.0);
     // A request another instance forwarded was checked there, against its address.
     let forwarded = cluster::forwarded_client(&state, request.headers()).is_some();
-    if forwarded || state.origins.allows(request.headers(), local) {
+    // The client's own files are public and change nothing: a page opened at an
+    // address the server refuses still loads (browsers send `Origin` with module
+    // scripts) and can say why it may not play.
+    let client_file =
+        request.method() == axum::http::Method::GET && web::is_client_file(request.uri().path());
+    if client_file || forwarded || state.origins.allows(request.headers(), local) {
         next.run(request).await
     } else {
         error::ApiError(error::LobbyError::OriginNotAllowed).into_response()

@@ -9,9 +9,11 @@
 //! compressed once (gzip) and sent so to browsers that accept it, and carries an
 //! `ETag` (a `304` for a browser that has it). The page refers to its files under
 //! `/web/v/{version}/` (the version a digest of every file), which may be cached for
-//! good (`immutable`): a new build has a new version, so the page (revalidated each
-//! time, one small round trip) never mixes old and new modules. Relative imports
-//! between the modules stay under the same version by themselves.
+//! good (`immutable`): a new build has a new version, so the page never mixes old and
+//! new modules. Relative imports between the modules stay under the same version by
+//! themselves. The page itself is kept a minute, then revalidated: a page of the
+//! build before gets this build's files under its old version (revalidated, not kept),
+//! all of one build.
 //!
 //! `GET /api/board` answers the fixed topology (tiles, intersections, paths, coast
 //! and harbor paths) as JSON, so clients need not re-derive the geometry.
@@ -228,9 +230,12 @@ static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
 /// How long a browser may keep a file without asking again.
 #[derive(Clone, Copy)]
 enum Caching {
-    /// Ask every time (`no-cache`; a `304` when it has not changed): the page itself
-    /// and files named without the version.
+    /// Ask every time (`no-cache`; a `304` when it has not changed): files named
+    /// without the version, or under another build's.
     Revalidate,
+    /// Kept a minute, then asked again: the page (opened again soon, it costs no
+    /// round trip on a slow line).
+    Minute,
     /// For good (`immutable`): a file under the current version never changes.
     Forever,
 }
@@ -267,6 +272,7 @@ fn file(name: &str, headers: &HeaderMap, caching: Caching) -> Response {
     };
     let cache = match caching {
         Caching::Revalidate => "no-cache",
+        Caching::Minute => "max-age=60",
         Caching::Forever => "public, max-age=31536000, immutable",
     };
     let common = [
@@ -297,9 +303,16 @@ fn file(name: &str, headers: &HeaderMap, caching: Caching) -> Response {
         .into_response()
 }
 
+/// Whether `path` is one of the client's own files (the page, `/web/...`): public,
+/// served whatever page asks (the origin check lets them through).
+#[must_use]
+pub fn is_client_file(path: &str) -> bool {
+    path == "/" || path.starts_with("/web/")
+}
+
 /// `GET /`: the client's page (its files under the current version).
 pub async fn index(headers: HeaderMap) -> Response {
-    file("index.html", &headers, Caching::Revalidate)
+    file("index.html", &headers, Caching::Minute)
 }
 
 /// `GET /web/{file}`: a file of the client (404 for anything not embedded), asked for
