@@ -167,7 +167,7 @@ fn harbors_with(kinds: [Option<Resource>; HARBOR_COUNT]) -> [Harbor; HARBOR_COUN
 
 /// Whether two tiles carrying 6 or 8 touch (forbidden by ).
 #[must_use]
-pub fn has_adjacent_red_numbers(numbers: &[u8; TILE_COUNT]) -> bool {
+pub(crate) fn has_adjacent_red_numbers(numbers: &[u8; TILE_COUNT]) -> bool {
     let topo = topology();
     let red = |n: u8| n == 6 || n == 8;
     (0..TILE_COUNT).any(|t| {

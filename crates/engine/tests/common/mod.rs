@@ -9,7 +9,7 @@ use rand_chacha::ChaCha8Rng;
 
 /// How the random player behaves.
 #[derive(Debug, Clone, Copy)]
-pub struct Style {
+pub(crate) struct Style {
     /// Chance in 1000 that the system acts instead (a time-out or an offer expiry).
     pub system_per_mille: u32,
     /// Whether player trades (offers, counters and answers) are played.
@@ -18,12 +18,12 @@ pub struct Style {
 
 impl Style {
     /// Everything: trades and occasional system actions.
-    pub const FULL: Style = Style {
+    pub(crate) const FULL: Style = Style {
         system_per_mille: 30,
         trades: true,
     };
     /// Seats only, no player trades: games end sooner.
-    pub const QUIET: Style = Style {
+    pub(crate) const QUIET: Style = Style {
         system_per_mille: 0,
         trades: false,
     };
@@ -31,7 +31,7 @@ impl Style {
 
 /// A random player for every seat (and the system), reproducible from its seed.
 #[derive(Debug, Clone)]
-pub struct RandomPlayer {
+pub(crate) struct RandomPlayer {
     rng: ChaCha8Rng,
     style: Style,
     /// Choices made so far: a playout past [`MAX_CHOICES`] fails instead of hanging.
@@ -41,11 +41,11 @@ pub struct RandomPlayer {
 /// The most actions one player chooses: a whole game at the highest turn limit
 /// takes far fewer, so a test that gets here has a rule that no longer moves
 /// the game on, and fails with a message instead of looping until its time limit.
-pub const MAX_CHOICES: u32 = 200_000;
+pub(crate) const MAX_CHOICES: u32 = 200_000;
 
 impl RandomPlayer {
     /// A player seeded with `seed`.
-    pub fn new(seed: u64, style: Style) -> Self {
+    pub(crate) fn new(seed: u64, style: Style) -> Self {
         RandomPlayer {
             rng: ChaCha8Rng::seed_from_u64(seed),
             style,
@@ -54,7 +54,7 @@ impl RandomPlayer {
     }
 
     /// Access to the player's RNG, for callers that need more randomness in sync.
-    pub fn rng(&mut self) -> &mut ChaCha8Rng {
+    pub(crate) fn rng(&mut self) -> &mut ChaCha8Rng {
         &mut self.rng
     }
 
@@ -64,7 +64,7 @@ impl RandomPlayer {
     ///
     /// # Panics
     /// After [`MAX_CHOICES`] choices: the game does not end.
-    pub fn choose(&mut self, game: &Game) -> Option<(Actor, Action)> {
+    pub(crate) fn choose(&mut self, game: &Game) -> Option<(Actor, Action)> {
         if game.is_over() {
             return None;
         }
@@ -180,7 +180,7 @@ impl RandomPlayer {
 }
 
 /// The kinds that make player trades.
-pub fn is_player_trade(kind: ActionKind) -> bool {
+pub(crate) fn is_player_trade(kind: ActionKind) -> bool {
     matches!(
         kind,
         ActionKind::OfferTrade

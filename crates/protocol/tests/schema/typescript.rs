@@ -36,7 +36,7 @@ const SHAPES: [&str; 11] = [
 ];
 
 /// The declarations for `bundle` (see `catan_protocol::schema::bundle`).
-pub fn declarations(bundle: &Value, source: &str, bless: &str) -> String {
+pub(crate) fn declarations(bundle: &Value, source: &str, bless: &str) -> String {
     let defs = bundle["$defs"].as_object().expect("the bundle has $defs");
     let mut out = String::new();
     writeln!(
