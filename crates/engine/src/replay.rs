@@ -92,8 +92,8 @@ pub struct ReplayedAction {
 /// Why a log cannot be replayed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum ReplayError {
-    /// The options cannot start a game.
-    #[error("the game's options cannot start a game: {0}")]
+    /// The options cannot start a game (its message is the options' own).
+    #[error(transparent)]
     Options(#[from] OptionsError),
     /// The game refuses an action of the log: the log is not this game's.
     #[error("action {index} of the log is refused on replay: {error} ({})", .error.code())]
