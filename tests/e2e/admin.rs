@@ -222,7 +222,7 @@ async fn free_port() -> std::net::SocketAddr {
 async fn admin_port_open_with(token: Option<&str>) -> bool {
     let admin = free_port().await;
     let mut config = catan_server::Config::for_tests();
-    config.admin_bind = admin;
+    config.listen.admin_bind = admin;
     config.admin_token = token.map(Into::into);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await

@@ -39,7 +39,7 @@ async fn an_sqlite_backup_taken_while_the_server_runs_restores_every_game() {
     let dir = tempfile::tempdir().expect("tempdir");
     let live = dir.path().join("catan.db");
     let url = format!("sqlite://{}", live.display());
-    let server = TestServer::start_with(|c| c.database_url = url.clone().into()).await;
+    let server = TestServer::start_with(|c| c.store.database_url = url.clone().into()).await;
     let (id, _, _) = bots_game(&server, 3).await;
     let before = record(&server, id).await;
 
@@ -57,7 +57,7 @@ async fn an_sqlite_backup_taken_while_the_server_runs_restores_every_game() {
     std::fs::copy(&backup, &restored).expect("cp backup.db catan.db");
 
     let url = format!("sqlite://{}", restored.display());
-    let server = TestServer::start_with(|c| c.database_url = url.clone().into()).await;
+    let server = TestServer::start_with(|c| c.store.database_url = url.clone().into()).await;
     assert_eq!(record(&server, id).await, before);
     server.stop().await;
 }
@@ -67,7 +67,7 @@ async fn a_pg_dump_restored_with_psql_into_a_fresh_database_has_every_game() {
     self_hosting_says("pg_dump -U catan catan > catan-$(date +%F).sql");
     self_hosting_says("psql -U catan -d catan < catan-2026-01-31.sql");
     let url = fresh_postgres_url().await;
-    let server = TestServer::start_with(|c| c.database_url = url.clone().into()).await;
+    let server = TestServer::start_with(|c| c.store.database_url = url.clone().into()).await;
     let (id, _, _) = bots_game(&server, 4).await;
     let before = record(&server, id).await;
 
@@ -91,7 +91,7 @@ async fn a_pg_dump_restored_with_psql_into_a_fresh_database_has_every_game() {
         &["-q", "-v", "ON_ERROR_STOP=1", "-d", &fresh],
         Some(&dump),
     );
-    let server = TestServer::start_with(|c| c.database_url = fresh.clone().into()).await;
+    let server = TestServer::start_with(|c| c.store.database_url = fresh.clone().into()).await;
     assert_eq!(record(&server, id).await, before);
     server.stop().await;
 }

@@ -148,7 +148,7 @@ async fn wrong_tokens_and_unknown_rooms_are_refused_before_the_upgrade() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_message_flood_is_throttled_then_closed_with_the_documented_code() {
-    let server = TestServer::start_with(|c| c.rate_limit_per_sec = 20).await;
+    let server = TestServer::start_with(|c| c.limits.rate_limit_per_sec = 20).await;
     let created = server.create_room(json!({ "players": 3 })).await;
     let mut c = server.connect(created.room_id, None, None).await;
     c.recv().await.expect("snapshot");

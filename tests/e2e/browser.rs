@@ -46,7 +46,7 @@ async fn run_browser_tests(name: &str, binary: &str, package: &str) {
 
     let _turn = catan_e2e::MACHINE_HEAVY.lock().await;
     let server = TestServer::start_with(|c| {
-        c.bot_think_ms = 0;
+        c.bots.bot_think_ms = 0;
         c.admin_token = Some(ADMIN_TOKEN.into());
     })
     .await;

@@ -391,8 +391,8 @@ async fn an_instance_stopped_with_sigterm_hands_its_room_over_at_once() {
 async fn a_cluster_instance_on_sqlite_refuses_to_start_and_says_why() {
     let (url, _dir) = fresh_sqlite_url();
     let mut config = catan_server::Config::for_tests();
-    config.database_url = url.into();
-    config.cluster_address = Some("http://a.invalid".into());
+    config.store.database_url = url.into();
+    config.cluster.cluster_address = Some("http://a.invalid".into());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");

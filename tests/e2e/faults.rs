@@ -179,7 +179,7 @@ async fn a_hung_store_refuses_actions_within_the_bound_and_holds_up_no_listing()
     ));
     let server =
         TestServer::start_with_store(|c| c.admin_token = Some(TOKEN.into()), store.clone()).await;
-    let limit = catan_server::Config::for_tests().store_timeout();
+    let limit = catan_server::Config::for_tests().store.store_timeout();
     let created = server.create_room(json!({ "players": 3 })).await;
     let room = created.room_id;
     let mut clients = Vec::new();

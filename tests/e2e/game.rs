@@ -158,10 +158,10 @@ async fn a_client_that_stops_reading_is_dropped_and_never_stalls_the_room() {
     use std::sync::Arc;
 
     let mut config = catan_server::Config::for_tests();
-    config.outbound_queue = 64;
+    config.limits.outbound_queue = 64;
     // Bots pause a little so the healthy watcher (same queue size) keeps up even on
     // a busy machine, while the stuck one fills its queue long before the game ends.
-    config.bot_think_ms = 5;
+    config.bots.bot_think_ms = 5;
     let store = catan_server::store::SqlStore::connect("sqlite::memory:")
         .await
         .expect("store");
@@ -333,7 +333,7 @@ async fn a_client_dropped_as_too_slow_sees_4009_after_what_was_in_transit_or_is_
     use tokio_tungstenite::tungstenite::Message;
 
     let server = TestServer::start_with(|c| {
-        c.outbound_queue = 8;
+        c.limits.outbound_queue = 8;
         c.admin_token = Some("admin".into());
     })
     .await;

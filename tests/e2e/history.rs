@@ -58,7 +58,7 @@ fn not_finished_whole(over: &GameOverInfo, g: &GameSummary) -> Option<String> {
 async fn every_record_is_finished_at_game_over(url: &str) {
     const GAMES: usize = 40;
     const AT_ONCE: usize = 8;
-    let server = TestServer::start_with(|c| c.database_url = url.into()).await;
+    let server = TestServer::start_with(|c| c.store.database_url = url.into()).await;
     let mut bad = Vec::new();
     for _ in 0..GAMES / AT_ONCE {
         let games = (0..AT_ONCE).map(|_| bots_game_then_read(&server, true));
@@ -91,7 +91,7 @@ async fn a_game_is_finished_in_the_history_when_game_over_is_heard_postgres() {
 /// Point 3: the finished game of an unlisted room is not in `GET /api/games` (nor
 /// with a player filter), only by its id.
 async fn unlisted_games_are_not_listed(url: &str) {
-    let server = TestServer::start_with(|c| c.database_url = url.into()).await;
+    let server = TestServer::start_with(|c| c.store.database_url = url.into()).await;
     let (public, _, _) = bots_game_then_read(&server, true).await;
     let (private, over, g) = bots_game_then_read(&server, false).await;
     assert_eq!(not_finished_whole(&over, &g), None, "reachable by its id");

@@ -12,7 +12,7 @@ use crate::admin::{admin_rooms, admin_server, alice_and_two_bots, public_room};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rooms_without_a_game_or_a_person_for_the_idle_time_are_closed_and_forgotten() {
-    let server = admin_server(|c| c.idle_room_secs = 1).await;
+    let server = admin_server(|c| c.rooms.idle_room_secs = 1).await;
     // Bob took a seat and never connected; a room with only a bot; a room where
     // Carol is connected; a game in progress that nobody watches.
     let abandoned = server.create_room(json!({})).await.room_id;
@@ -73,8 +73,8 @@ async fn rooms_without_a_game_or_a_person_for_the_idle_time_are_closed_and_forgo
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_finished_room_without_people_is_closed_after_the_shorter_finished_time() {
     let server = admin_server(|c| {
-        c.idle_room_secs = 3600;
-        c.finished_room_secs = 1;
+        c.rooms.idle_room_secs = 3600;
+        c.rooms.finished_room_secs = 1;
     })
     .await;
     let created = server
@@ -115,8 +115,8 @@ async fn abandoned_games_are_not_restored(url: &str) {
     use catan_e2e::TestServer;
     use catan_protocol::{GameStatus, GameSummary};
     let server = TestServer::start_with(|c| {
-        c.database_url = url.into();
-        c.abandon_after_secs = 1;
+        c.store.database_url = url.into();
+        c.rooms.abandon_after_secs = 1;
     })
     .await;
     let (left, alice) = alice_and_two_bots(&server).await;
@@ -160,7 +160,7 @@ async fn abandoned_games_are_not_restored(url: &str) {
 
     // The server starts again on the same database: the abandoned game stays
     // abandoned, the other one is restored.
-    let server = TestServer::start_with(|c| c.database_url = url.into()).await;
+    let server = TestServer::start_with(|c| c.store.database_url = url.into()).await;
     assert_eq!(public_room(&server, kept).await.status(), 200, "restored");
     assert_eq!(
         public_room(&server, left).await.status(),

@@ -295,7 +295,7 @@ async fn a_project_that_installs_the_kit_type_checks_against_it_and_plays_a_game
         "both mistakes reported: {errors}"
     );
 
-    let server = TestServer::start_with(|c| c.bot_think_ms = 0).await;
+    let server = TestServer::start_with(|c| c.bots.bot_think_ms = 0).await;
     let stdout = node(dir.path(), "random-game.js", &[&server.url("")]).await;
     check_outcome(&server, &stdout).await;
     server.stop().await;

@@ -46,8 +46,8 @@ async fn code_of(r: reqwest::Response) -> (u16, String) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_address_creating_rooms_is_refused_after_the_burst_and_another_is_not() {
     let server = TestServer::start_with(|c| {
-        c.lobby_rate_per_min = 6;
-        c.lobby_burst = 3;
+        c.limits.lobby_rate_per_min = 6;
+        c.limits.lobby_burst = 3;
     })
     .await;
     let a = http_from("127.0.0.1");
@@ -82,10 +82,10 @@ async fn one_address_creating_rooms_is_refused_after_the_burst_and_another_is_no
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn behind_a_trusted_proxy_the_header_names_the_client_and_from_anyone_else_it_is_ignored() {
     let server = TestServer::start_with(|c| {
-        c.lobby_rate_per_min = 6;
-        c.lobby_burst = 1;
-        c.client_address_header = Some("X-Forwarded-For".into());
-        c.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
+        c.limits.lobby_rate_per_min = 6;
+        c.limits.lobby_burst = 1;
+        c.listen.client_address_header = Some("X-Forwarded-For".into());
+        c.listen.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
     })
     .await;
     let proxy = http_from("127.0.0.1");
@@ -115,9 +115,9 @@ async fn behind_a_trusted_proxy_the_header_names_the_client_and_from_anyone_else
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_client_address_header_without_a_trusted_proxy_is_ignored() {
     let server = TestServer::start_with(|c| {
-        c.lobby_rate_per_min = 6;
-        c.lobby_burst = 1;
-        c.client_address_header = Some("X-Forwarded-For".into());
+        c.limits.lobby_rate_per_min = 6;
+        c.limits.lobby_burst = 1;
+        c.listen.client_address_header = Some("X-Forwarded-For".into());
     })
     .await;
     let a = http_from("127.0.0.1");
@@ -174,8 +174,8 @@ async fn ws_from(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn websockets_are_capped_per_address_and_in_total_while_healthz_answers() {
     let server = TestServer::start_with(|c| {
-        c.max_websockets = 3;
-        c.max_websockets_per_address = 2;
+        c.limits.max_websockets = 3;
+        c.limits.max_websockets_per_address = 2;
         c.admin_token = Some("admin-secret".into());
     })
     .await;
@@ -237,8 +237,8 @@ async fn websockets_are_capped_per_address_and_in_total_while_healthz_answers() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_address_reconnecting_without_pause_is_refused_after_the_burst_and_another_is_not() {
     let server = TestServer::start_with(|c| {
-        c.websocket_rate_per_min = 6;
-        c.websocket_burst = 3;
+        c.limits.websocket_rate_per_min = 6;
+        c.limits.websocket_burst = 3;
     })
     .await;
     let room = server.create_room(json!({})).await.room_id;
@@ -280,10 +280,10 @@ async fn one_address_reconnecting_without_pause_is_refused_after_the_burst_and_a
 async fn an_address_whose_socket_was_closed_for_flooding_is_refused_new_ones_for_the_cool_down() {
     let server = TestServer::start_with(|c| {
         // An allowance the retries below cannot use up: only the cool-down refuses.
-        c.websocket_rate_per_min = 60_000;
-        c.websocket_burst = 1000;
-        c.websocket_cool_down_secs = 60;
-        c.rate_limit_per_sec = 20;
+        c.limits.websocket_rate_per_min = 60_000;
+        c.limits.websocket_burst = 1000;
+        c.limits.websocket_cool_down_secs = 60;
+        c.limits.rate_limit_per_sec = 20;
     })
     .await;
     let room = server.create_room(json!({})).await.room_id;
@@ -333,7 +333,7 @@ async fn an_address_whose_socket_was_closed_for_flooding_is_refused_new_ones_for
 async fn above_the_socket_cap_the_public_listener_waits_for_busy_sockets_and_the_admin_one_answers()
 {
     let server = TestServer::start_with(|c| {
-        c.max_connections = 2;
+        c.listen.max_connections = 2;
         c.admin_token = Some("admin-secret".into());
     })
     .await;
@@ -374,7 +374,7 @@ async fn above_the_socket_cap_the_public_listener_waits_for_busy_sockets_and_the
 
 #[tokio::test]
 async fn a_request_body_not_sent_in_time_is_refused() {
-    let server = TestServer::start_with(|c| c.header_timeout_secs = 5).await;
+    let server = TestServer::start_with(|c| c.listen.header_timeout_secs = 5).await;
     ready(&server).await;
     tokio::time::pause();
     let begun = tokio::time::Instant::now();
@@ -431,8 +431,8 @@ async fn idle_sockets(addr: SocketAddr, from: &str, n: usize) -> Vec<TcpStream> 
 async fn idle_sockets_starve_neither_listener() {
     let server = TestServer::start_with(|c| {
         c.admin_token = Some("admin-secret".into());
-        c.max_connections_per_address = 64;
-        c.header_timeout_secs = 60;
+        c.listen.max_connections_per_address = 64;
+        c.listen.header_timeout_secs = 60;
     })
     .await;
     let admin = server.admin_addr.expect("admin listener");
@@ -491,7 +491,7 @@ async fn ready(server: &TestServer) {
 
 #[tokio::test]
 async fn a_partial_request_head_is_cut_off_after_the_header_timeout() {
-    let server = TestServer::start_with(|c| c.header_timeout_secs = 5).await;
+    let server = TestServer::start_with(|c| c.listen.header_timeout_secs = 5).await;
     ready(&server).await;
     // From here the clock moves only when every task waits (paused time).
     tokio::time::pause();
@@ -554,8 +554,8 @@ async fn silent_socket(server: &TestServer, room: uuid::Uuid) -> TcpStream {
 #[tokio::test]
 async fn a_silent_websocket_is_pinged_then_closed_with_4013() {
     let server = TestServer::start_with(|c| {
-        c.ws_ping_secs = 5;
-        c.ws_timeout_secs = 12;
+        c.limits.ws_ping_secs = 5;
+        c.limits.ws_timeout_secs = 12;
     })
     .await;
     ready(&server).await;
@@ -603,7 +603,7 @@ async fn a_silent_websocket_is_pinged_then_closed_with_4013() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ping_and_binary_frames_count_against_the_rate_limit() {
-    let server = TestServer::start_with(|c| c.rate_limit_per_sec = 20).await;
+    let server = TestServer::start_with(|c| c.limits.rate_limit_per_sec = 20).await;
     let room = server.create_room(json!({})).await.room_id;
     for flood in [
         Message::Ping(vec![1].into()),
@@ -639,7 +639,7 @@ async fn ping_and_binary_frames_count_against_the_rate_limit() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rate_limited_message_is_answered_with_its_request_id() {
-    let server = TestServer::start_with(|c| c.rate_limit_per_sec = 10).await;
+    let server = TestServer::start_with(|c| c.limits.rate_limit_per_sec = 10).await;
     let room = server.create_room(json!({})).await.room_id;
     let mut c = server.connect(room, None, None).await;
     c.recv().await.expect("snapshot");

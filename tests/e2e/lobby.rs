@@ -411,9 +411,10 @@ async fn seats_are_taken_left_and_filled_and_only_the_host_starts_a_full_room() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn other_origins_cannot_open_websockets_or_read_the_api_unless_allowed() {
-    let server =
-        TestServer::start_with(|c| c.allowed_origins = vec!["https://play.example.org".into()])
-            .await;
+    let server = TestServer::start_with(|c| {
+        c.listen.allowed_origins = vec!["https://play.example.org".into()]
+    })
+    .await;
     let created = server.create_room(json!({})).await;
     let url = format!("ws://{}/api/rooms/{}/ws", server.addr, created.room_id);
     let with_origin = |origin: &str| {

@@ -31,7 +31,7 @@ fn child_server() {
         .init();
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     rt.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(config.bind)
+        let listener = tokio::net::TcpListener::bind(config.listen.bind)
             .await
             .expect("bind");
         let admin = catan_server::bind_admin(&config).await.expect("bind admin");
@@ -190,7 +190,7 @@ async fn replay_checks(server: &TestServer, players: u8) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_finished_game_is_stored_in_sqlite_and_its_replay_rebuilds_it_exactly() {
     let (url, _dir) = fresh_sqlite_url();
-    let server = TestServer::start_with(|c| c.database_url = url.into()).await;
+    let server = TestServer::start_with(|c| c.store.database_url = url.into()).await;
     replay_checks(&server, 3).await;
     server.stop().await;
 }
@@ -198,7 +198,7 @@ async fn a_finished_game_is_stored_in_sqlite_and_its_replay_rebuilds_it_exactly(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_finished_game_is_stored_in_postgres_and_its_replay_rebuilds_it_exactly() {
     let url = fresh_postgres_url().await;
-    let server = TestServer::start_with(|c| c.database_url = url.into()).await;
+    let server = TestServer::start_with(|c| c.store.database_url = url.into()).await;
     replay_checks(&server, 4).await;
     server.stop().await;
 }

@@ -720,16 +720,19 @@ fn close_codes_version_and_limits_match_the_code() {
     assert!(doc().contains(&version), "protocol.md must say: {version}");
     let c = Config::for_tests();
     for row in [
-        format!("| text message size | {} bytes |", c.max_message_bytes),
+        format!(
+            "| text message size | {} bytes |",
+            c.limits.max_message_bytes
+        ),
         format!(
             "| broadcasts kept for reconnects | {} per room |",
-            c.event_backlog
+            c.rooms.event_backlog
         ),
         format!(
             "| queued outgoing messages per connection | {} |",
-            c.outbound_queue
+            c.limits.outbound_queue
         ),
-        format!("| rooms per server | {} |", c.max_rooms),
+        format!("| rooms per server | {} |", c.limits.max_rooms),
         format!(
             "within **{} s** of being dropped",
             catan_server::ws::TOO_SLOW_CLOSE.as_secs()
@@ -739,15 +742,15 @@ fn close_codes_version_and_limits_match_the_code() {
         format!("| request id | {MAX_REQUEST_ID_BYTES} bytes |"),
         format!(
             "| `trade_timeout_secs` | number or `null` | server's `--trade-timeout-secs` (default `{}`) |",
-            c.trade_timeout_secs
+            c.rooms.trade_timeout_secs
         ),
         format!(
             "| `discard_timeout_secs` | number or `null` | server's `--discard-timeout-secs` (default `{}`) |",
-            c.discard_timeout_secs
+            c.rooms.discard_timeout_secs
         ),
         format!(
             "| `turn_timer_secs` | number or `null` | server's `--turn-timer-secs` (default `{}`) |",
-            c.turn_timer_secs
+            c.rooms.turn_timer_secs
         ),
     ] {
         assert!(

@@ -91,7 +91,7 @@ fn done(outcome: &Value, kind: &str) -> u64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_client_plays_whole_games_against_bots_and_verifies_their_replays() {
     let Some(python) = python() else { return };
-    let server = TestServer::start_with(|c| c.bot_think_ms = 0).await;
+    let server = TestServer::start_with(|c| c.bots.bot_think_ms = 0).await;
     let url = server.url("");
     // What a full game of this client does; a game that happens to lack one kind
     // (no 7 while holding more than 7 cards, say) is followed by another, at most 4.
@@ -182,7 +182,7 @@ async fn the_python_derivation_re_derives_the_time_out_choices_of_a_live_game() 
     // roll, the discards of a 7 and the robber's tile and victim (the absent seat
     // rolls a 7 about once in six turns; it never builds, so it holds cards to lose).
     let Some(python) = python() else { return };
-    let server = TestServer::start_with(|c| c.bot_think_ms = 0).await;
+    let server = TestServer::start_with(|c| c.bots.bot_think_ms = 0).await;
     let kinds = ["setup", "pre_roll", "discard", "move_robber"];
     let mut seen: BTreeMap<String, u64> = BTreeMap::new();
     for game in 1..=8 {
@@ -354,7 +354,7 @@ async fn the_package_installs_into_a_fresh_venv_and_its_command_plays_a_game() {
         "0.1.0 True ['deadline', 'legal', 'offer_deadlines', 'request_id']"
     );
 
-    let server = TestServer::start_with(|c| c.bot_think_ms = 0).await;
+    let server = TestServer::start_with(|c| c.bots.bot_think_ms = 0).await;
     let stdout = run(
         &venv.join("bin/catan-play"),
         &["--url", &server.url(""), "--vp-target", "5"],

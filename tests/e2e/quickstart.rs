@@ -99,7 +99,7 @@ async fn the_python_quick_start_program_plays_a_whole_game() {
         eprintln!("SKIPPED the Python quick start: no examples/python/.venv with websockets");
         return;
     }
-    let server = TestServer::start_with(|c| c.bot_think_ms = 0).await;
+    let server = TestServer::start_with(|c| c.bots.bot_think_ms = 0).await;
     let run = tokio::process::Command::new(&python)
         .arg(repo_root().join("examples/quickstart/random_game.py"))
         .arg(server.url(""))
@@ -131,7 +131,7 @@ async fn the_typescript_quick_start_program_type_checks_and_plays_a_whole_game()
         ("examples/quickstart/tsconfig.json", "tsconfig.json"),
     ]);
     tsc(dir.path(), "tsconfig.json").expect("random-game.ts compiles, strictly");
-    let server = TestServer::start_with(|c| c.bot_think_ms = 0).await;
+    let server = TestServer::start_with(|c| c.bots.bot_think_ms = 0).await;
     let stdout = node(dir.path(), "random-game.js", &[&server.url("")]).await;
     check_outcome(&server, &stdout).await;
     server.stop().await;

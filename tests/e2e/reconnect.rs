@@ -100,7 +100,7 @@ async fn a_client_that_reconnects_gets_exactly_the_missed_events_and_finishes_th
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reconnect_from_too_far_back_gets_a_fresh_snapshot() {
-    let server = TestServer::start_with(|c| c.event_backlog = 4).await;
+    let server = TestServer::start_with(|c| c.rooms.event_backlog = 4).await;
     let created = server
         .create_room(json!({ "players": 3, "vp_target": 5 }))
         .await;
@@ -123,7 +123,7 @@ async fn a_reconnect_from_too_far_back_gets_a_fresh_snapshot() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seat_connecting_without_last_seq_gets_its_whole_visible_history() {
     use catan_engine::Event;
-    let server = TestServer::start_with(|c| c.event_backlog = 4).await;
+    let server = TestServer::start_with(|c| c.rooms.event_backlog = 4).await;
     let created = server
         .create_room(json!({ "players": 4, "vp_target": 6 }))
         .await;

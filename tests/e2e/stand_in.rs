@@ -172,8 +172,8 @@ async fn a_hard_stand_in_searches_the_absent_persons_placements_and_the_person_t
     // at once. That is what tells the hard stand-in apart on the wire.
     const SEARCH: Duration = Duration::from_millis(400);
     let server = TestServer::start_with(|c| {
-        c.bot_search_ms = u64::try_from(SEARCH.as_millis()).expect("ms");
-        c.bot_search_threads = 1;
+        c.bots.bot_search_ms = u64::try_from(SEARCH.as_millis()).expect("ms");
+        c.bots.bot_search_threads = 1;
     })
     .await;
     let created = server

@@ -2,7 +2,7 @@
 //! against every implementation: SQLite (a file, the embedded default, and
 //! `sqlite::memory:`), PostgreSQL (a fresh database per contract, on the server
 //! `.ci/run` provides), and the test harness's fault-injecting wrapper, each behind
-//! the metrics wrapper the server puts around every store.
+//! the wrapper the server puts around every store (bounds, retries, write timings).
 
 use catan_engine::{Action, FinalScore, Seat};
 use catan_protocol::{BotKind, RoomOptions};
@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use catan_server::metrics::Metrics;
 use catan_server::store::{
-    ActionRecord, Finish, GameQuery, GameStatus, Metered, NewGame, PlayerRecord, SqlStore, Store,
+    ActionRecord, Finish, GameQuery, GameStatus, Guarded, NewGame, PlayerRecord, SqlStore, Store,
     StoreError, seed_commitment, sha256_hex,
 };
 use uuid::Uuid;
@@ -354,7 +354,7 @@ async fn contract_a_gone_database_is_unavailable<S: Store + ?Sized>(gone: &S) {
 
 /// One implementation under test, on a fresh database.
 struct Subject {
-    /// The store, as the server sees it (behind the metrics wrapper).
+    /// The store, as the server sees it (behind its wrapper).
     store: Arc<dyn Store>,
     /// The SQL store underneath, to close it.
     sql: SqlStore,
@@ -388,7 +388,11 @@ async fn open(kind: Kind) -> Subject {
         _ => Arc::new(sql.clone()),
     };
     Subject {
-        store: Arc::new(Metered::new(inner, Arc::new(Metrics::default()))),
+        store: Arc::new(Guarded::new(
+            inner,
+            catan_server::Config::for_tests().store.store_timeout(),
+            Arc::new(Metrics::default()),
+        )),
         sql,
         url: (!matches!(kind, Kind::SqliteMemory)).then_some(url),
         _dir: dir,

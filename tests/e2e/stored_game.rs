@@ -196,7 +196,7 @@ async fn restores_and_plays_on(
     // (protocol.md 8), so no sequence number of the previous run is used again.
     let restored_seq = last_room_seq + 1_000 + 1;
 
-    let server = TestServer::start_with(|c| c.database_url = url.clone().into()).await;
+    let server = TestServer::start_with(|c| c.store.database_url = url.clone().into()).await;
 
     // The room, as the lobby describes it.
     let r = server
@@ -420,7 +420,7 @@ async fn a_stored_heuristic_bot_restores_as_the_medium_level_and_reconnects() {
     let (url, _dir) = fresh_sqlite_url();
     load(&url, &with_a_heuristic_bot(&f)).await;
     let room = rows(&url).await.id;
-    let server = TestServer::start_with(|c| c.database_url = url.clone().into()).await;
+    let server = TestServer::start_with(|c| c.store.database_url = url.clone().into()).await;
     let info: RoomInfo = server
         .http
         .get(server.url(&format!("/api/rooms/{room}")))
@@ -467,7 +467,7 @@ async fn write_a_stored_game_fixture() {
         out.display()
     );
     let (url, _dir) = fresh_sqlite_url();
-    let server = TestServer::start_with(|c| c.database_url = url.clone().into()).await;
+    let server = TestServer::start_with(|c| c.store.database_url = url.clone().into()).await;
     let options = serde_json::to_value(FIXTURE_OPTIONS).expect("json");
     let created = server.create_room(options).await;
     let room = created.room_id;

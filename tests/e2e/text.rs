@@ -95,8 +95,8 @@ async fn chat_with_line_breaks_escapes_or_bidi_overrides_is_refused() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chat_has_its_own_rate_and_a_flooding_spectator_gets_no_player_dropped() {
     let server = TestServer::start_with(|c| {
-        c.chat_per_min = 6;
-        c.outbound_queue = 16;
+        c.limits.chat_per_min = 6;
+        c.limits.outbound_queue = 16;
     })
     .await;
     let room = server.create_room(json!({"players": 3})).await.room_id;
@@ -144,7 +144,7 @@ async fn chat_has_its_own_rate_and_a_flooding_spectator_gets_no_player_dropped()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chat_does_not_push_room_broadcasts_out_of_the_reconnect_backlog() {
-    let server = TestServer::start_with(|c| c.event_backlog = 4).await;
+    let server = TestServer::start_with(|c| c.rooms.event_backlog = 4).await;
     let room = server.create_room(json!({"players": 3})).await.room_id;
     let ann = server.take_seat(room, "ann").await;
     let mut watcher = server.connect(room, None, None).await;

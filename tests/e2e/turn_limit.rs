@@ -126,7 +126,7 @@ async fn a_room_at_its_turn_limit_ends_with_no_winner(server: &TestServer, url: 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn heuristic_bots_at_twenty_points_end_at_the_turn_limit_with_no_winner_in_sqlite() {
     let (url, _dir) = fresh_sqlite_url();
-    let server = TestServer::start_with(|c| c.database_url = url.clone().into()).await;
+    let server = TestServer::start_with(|c| c.store.database_url = url.clone().into()).await;
     a_room_at_its_turn_limit_ends_with_no_winner(&server, &url).await;
     server.stop().await;
 }
@@ -134,7 +134,7 @@ async fn heuristic_bots_at_twenty_points_end_at_the_turn_limit_with_no_winner_in
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn heuristic_bots_at_twenty_points_end_at_the_turn_limit_with_no_winner_in_postgres() {
     let url = fresh_postgres_url().await;
-    let server = TestServer::start_with(|c| c.database_url = url.clone().into()).await;
+    let server = TestServer::start_with(|c| c.store.database_url = url.clone().into()).await;
     a_room_at_its_turn_limit_ends_with_no_winner(&server, &url).await;
     server.stop().await;
 }

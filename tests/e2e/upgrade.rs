@@ -141,7 +141,7 @@ async fn an_sqlite_database_of_the_previous_release_migrates_and_its_games_come_
         Some(&path),
     );
     let url = format!("sqlite://{}", file.display());
-    let server = TestServer::start_with(|c| c.database_url = url.clone().into()).await;
+    let server = TestServer::start_with(|c| c.store.database_url = url.clone().into()).await;
     the_old_games_come_back(&server, &h).await;
     server.stop().await;
 }
@@ -157,7 +157,7 @@ async fn a_postgres_database_of_the_previous_release_migrates_and_its_games_come
         &["-q", "-v", "ON_ERROR_STOP=1", "-d", &url, "-f", file],
         None,
     );
-    let server = TestServer::start_with(|c| c.database_url = url.clone().into()).await;
+    let server = TestServer::start_with(|c| c.store.database_url = url.clone().into()).await;
     the_old_games_come_back(&server, &h).await;
     server.stop().await;
 }

@@ -27,6 +27,38 @@ use tracing::debug;
 
 use crate::room::{Connected, Outbound, RoomHandle};
 
+/// How built-in bots play (flags of `catan-server`).
+#[derive(Clone, Debug, clap::Args)]
+pub struct BotConfig {
+    /// Pause of built-in bots before each action, in milliseconds.
+    #[arg(long, env = "CATAN_BOT_THINK_MS", default_value_t = 500)]
+    pub bot_think_ms: u64,
+
+    /// Search time of a `hard` bot per decision, in milliseconds.
+    #[arg(long, env = "CATAN_BOT_SEARCH_MS", default_value_t = 200)]
+    pub bot_search_ms: u64,
+
+    /// Blocking threads that run `hard` bots' searches at once (a decision waits for
+    /// a free one); 0: one per CPU core.
+    #[arg(long, env = "CATAN_BOT_SEARCH_THREADS", default_value_t = 0)]
+    pub bot_search_threads: usize,
+}
+
+impl BotConfig {
+    /// What built-in bots are started with.
+    #[must_use]
+    pub fn settings(&self) -> BotSettings {
+        BotSettings {
+            think: Duration::from_millis(self.bot_think_ms),
+            search: Budget {
+                time: Some(Duration::from_millis(self.bot_search_ms.max(1))),
+                ..Budget::default()
+            },
+            search_threads: self.bot_search_threads,
+        }
+    }
+}
+
 /// The shortest wait after a refusal before the bot asks for a fresh snapshot, times
 /// the refusals in a row (a refused store write means the database is struggling).
 const REFUSAL_BACKOFF: Duration = Duration::from_millis(100);

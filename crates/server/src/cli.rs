@@ -18,7 +18,7 @@ use crate::config::{Command, LogFormat};
 pub fn main() -> ExitCode {
     let config = Config::parse();
     if let Some(Command::Healthcheck { timeout_secs }) = config.command {
-        return healthcheck(config.bind, Duration::from_secs(timeout_secs));
+        return healthcheck(config.listen.bind, Duration::from_secs(timeout_secs));
     }
     init_logging(config.log_format);
     let runtime = match tokio::runtime::Runtime::new() {
@@ -61,7 +61,7 @@ async fn serve(config: Config) -> std::io::Result<()> {
     // Catch SIGTERM and Ctrl-C from here on: one that comes while the server starts
     // shuts it down gracefully once it serves, rather than killing it.
     let shutdown = crate::shutdown_signal();
-    let listener = TcpListener::bind(config.bind).await?;
+    let listener = TcpListener::bind(config.listen.bind).await?;
     tracing::info!(addr = %listener.local_addr()?, "listening (lobby API and WebSocket)");
     tracing::debug!(?config, "configuration");
     crate::run(listener, config, shutdown).await

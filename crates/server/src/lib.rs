@@ -19,7 +19,9 @@
 //!   per-address limits count it under; [`limits`]: token buckets and WebSocket
 //!   counts per client address.
 //! - [`origin`]: CORS and WebSocket origin checks. [`token`]: secrets.
-//! - [`error`]: lobby errors with stable codes.
+//! - [`error`]: lobby errors with stable codes; [`extract`]: what handlers take from
+//!   a request (the room of the path, tokens, bodies, the client address, the
+//!   refusal during shutdown), each step written once.
 //! - [`web`]: the embedded browser client (`/`, `/web/...`), `GET /api/board` and the
 //!   protocol's JSON Schema, `GET /api/schema.json`.
 //! - [`admin`]: the admin API and `/metrics`, on their own listener, behind a token.
@@ -38,6 +40,7 @@ pub mod cli;
 pub mod cluster;
 pub mod config;
 pub mod error;
+pub mod extract;
 pub mod history;
 pub mod limits;
 pub mod listen;
@@ -98,6 +101,8 @@ pub struct AppState {
     pub client_addresses: Arc<address::ClientAddresses>,
     /// In a cluster (`--cluster-address`): this instance and its leases.
     pub cluster: Option<Arc<cluster::Cluster>>,
+    /// What every room reads of the configuration (shared by all rooms).
+    room_settings: Arc<room::RoomSettings>,
 }
 
 impl AppState {
@@ -106,28 +111,32 @@ impl AppState {
     #[must_use]
     pub fn new(config: Config, store: Arc<dyn store::Store>) -> AppState {
         let metrics = Arc::new(metrics::Metrics::default());
-        let bounded = Arc::new(store::Bounded::new(store, config.store_timeout()));
         AppState {
             lobby_limiter: Arc::new(limits::AddressLimiter::new(
-                config.lobby_rate_per_min,
-                config.lobby_burst,
+                config.limits.lobby_rate_per_min,
+                config.limits.lobby_burst,
             )),
             websocket_limiter: Arc::new(limits::AddressLimiter::new(
-                config.websocket_rate_per_min,
-                config.websocket_burst,
+                config.limits.websocket_rate_per_min,
+                config.limits.websocket_burst,
             )),
             sockets: Arc::new(limits::SocketCounts::new(
                 config.socket_budget().1,
-                config.max_websockets_per_address,
+                config.limits.max_websockets_per_address,
             )),
-            client_addresses: Arc::new(config.client_addresses()),
-            store: Arc::new(store::Metered::new(bounded, metrics.clone())),
+            client_addresses: Arc::new(config.listen.client_addresses()),
+            store: Arc::new(store::Guarded::new(
+                store,
+                config.store.store_timeout(),
+                metrics.clone(),
+            )),
             origins: Arc::new(origin::OriginPolicy::new(
-                &config.allowed_origins,
-                &config.public_origins,
+                &config.listen.allowed_origins,
+                &config.listen.public_origins,
             )),
+            rooms: Arc::new(registry::Rooms::new(config.limits.max_rooms)),
+            room_settings: Arc::new(config.room_settings()),
             config: Arc::new(config),
-            rooms: Arc::new(registry::Rooms::default()),
             shutdown: CancellationToken::new(),
             metrics,
             tasks: TaskTracker::new(),
@@ -146,13 +155,31 @@ impl AppState {
     #[must_use]
     pub fn room_context(&self) -> room::RoomContext {
         room::RoomContext {
-            config: self.config.clone(),
+            settings: self.room_settings.clone(),
             store: self.store.clone(),
             metrics: self.metrics.clone(),
             tasks: self.tasks.clone(),
             shutdown: self.shutdown.child_token(),
             rooms: Arc::downgrade(&self.rooms),
         }
+    }
+
+    /// The room with this id (as a path gives it): `room_not_found` when the id is
+    /// malformed or no room has it, `shutting_down` when rooms are ending with the
+    /// server.
+    ///
+    /// # Errors
+    /// As said.
+    pub fn room(&self, id: &str) -> Result<room::RoomHandle, error::LobbyError> {
+        let gone = || {
+            if self.shutdown.is_cancelled() {
+                error::LobbyError::ShuttingDown
+            } else {
+                error::LobbyError::RoomNotFound
+            }
+        };
+        let id = uuid::Uuid::parse_str(id).map_err(|_| gone())?;
+        self.rooms.get(id).map_err(|_| gone())
     }
 
     /// Tells every connection that the server is going away.
@@ -267,7 +294,7 @@ pub async fn bind_admin(config: &Config) -> std::io::Result<Option<TcpListener>>
         );
         return Ok(None);
     }
-    let listener = TcpListener::bind(config.admin_bind).await?;
+    let listener = TcpListener::bind(config.listen.admin_bind).await?;
     info!(addr = %listener.local_addr()?, "listening (admin API and metrics)");
     Ok(Some(listener))
 }
@@ -283,28 +310,39 @@ pub async fn run_with(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let url = config
+        .store
         .database_connect_url()
         .map_err(std::io::Error::other)?;
     // Held until the server has stopped: one server per SQLite file.
     let _single = store::lock_sqlite(url.expose_secret()).map_err(std::io::Error::other)?;
     // In a cluster every write of a room is fenced by the lease this instance holds.
-    let fence = config.cluster_address.as_ref().map(|_| {
+    let fence = config.cluster.cluster_address.as_ref().map(|_| {
         Arc::new(store::Fence::new(
             uuid::Uuid::new_v4().to_string(),
-            config.cluster_lease(),
+            config.cluster.cluster_lease(),
         ))
     });
     let mut shutdown = Box::pin(shutdown);
-    let connect = store::connect_at_start(url.expose_secret(), fence.clone());
-    let store = tokio::select! {
-        s = connect => s.map_err(std::io::Error::other)?,
-        () = &mut shutdown => {
-            info!("stopped before the database could be reached");
-            return Ok(());
+    // A signal during the first attempt is kept (the server serves, then shuts down
+    // gracefully); while an unreachable database is waited for, it stops the wait.
+    let store = match store::SqlStore::connect_with(url.expose_secret(), fence.clone()).await {
+        Ok(s) => s,
+        Err(e) if e.is_transient() => {
+            warn!(error = %e, "database not reachable yet; retrying");
+            tokio::select! {
+                s = store::connect_at_start(url.expose_secret(), fence.clone()) => {
+                    s.map_err(std::io::Error::other)?
+                }
+                () = &mut shutdown => {
+                    info!("stopped while waiting for the database");
+                    return Ok(());
+                }
+            }
         }
+        Err(e) => return Err(std::io::Error::other(e)),
     };
     let cluster = fence
-        .zip(config.cluster_address.clone())
+        .zip(config.cluster.cluster_address.clone())
         .map(|(f, address)| {
             let pool = store.pool().clone();
             Arc::new(cluster::Cluster::new(f, address, pool, url.clone()))
@@ -350,7 +388,7 @@ pub async fn serve(
         connections,
         websockets, "socket caps of the public listener"
     );
-    let per_address = state.config.max_connections_per_address;
+    let per_address = state.config.listen.max_connections_per_address;
     servers.push(spawn_server(
         listener,
         public,
@@ -416,7 +454,7 @@ fn spawn_server(
     let limits = listen::ListenLimits {
         max_connections,
         max_per_address,
-        header_timeout: std::time::Duration::from_secs(state.config.header_timeout_secs),
+        header_timeout: std::time::Duration::from_secs(state.config.listen.header_timeout_secs),
         proxies: (*state.client_addresses).clone(),
     };
     tokio::spawn(listen::serve(

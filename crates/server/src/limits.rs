@@ -12,6 +12,87 @@ use tokio::time::Instant;
 use crate::address::limit_key;
 use crate::error::LobbyError;
 
+/// Abuse limits and per-connection budgets (flags of `catan-server`; see
+/// docs/configuration.md).
+#[derive(Clone, Debug, clap::Args)]
+pub struct LimitsConfig {
+    /// Largest WebSocket text message accepted, in bytes; larger ones are refused with
+    /// `message_too_large` (the connection stays up).
+    #[arg(long, env = "CATAN_MAX_MESSAGE_BYTES", default_value_t = 4096)]
+    pub max_message_bytes: usize,
+
+    /// Messages per second a connection may send on average (burst: twice that).
+    /// Beyond it messages are refused with `rate_limited`; a client that keeps
+    /// flooding is disconnected with close code 4008.
+    #[arg(long, env = "CATAN_RATE_LIMIT", default_value_t = 100)]
+    pub rate_limit_per_sec: u32,
+
+    /// Costly lobby calls (creating a room, taking a seat, adding a bot) a client
+    /// address may make per minute on average; beyond it they are refused with `429`
+    /// `rate_limited` and a `Retry-After` header. 0 turns the limit off.
+    #[arg(long, env = "CATAN_LOBBY_RATE_PER_MIN", default_value_t = 30)]
+    pub lobby_rate_per_min: u32,
+
+    /// Costly lobby calls a client address may make at once (the bucket's size).
+    #[arg(long, env = "CATAN_LOBBY_BURST", default_value_t = 10)]
+    pub lobby_burst: u32,
+
+    /// WebSocket upgrades (connections and reconnections) a client address may make
+    /// per minute on average; beyond it the upgrade is refused with `429`
+    /// `rate_limited` and a `Retry-After` header, before any room is involved.
+    /// 0 turns the limit off.
+    #[arg(long, env = "CATAN_WEBSOCKET_RATE_PER_MIN", default_value_t = 60)]
+    pub websocket_rate_per_min: u32,
+
+    /// WebSocket upgrades a client address may make at once (the bucket's size).
+    #[arg(long, env = "CATAN_WEBSOCKET_BURST", default_value_t = 20)]
+    pub websocket_burst: u32,
+
+    /// Seconds a client address is refused new WebSockets (`429` `rate_limited`)
+    /// after one of its connections was closed for flooding (4008). 0 turns the
+    /// cool-down off; so does a `websocket_rate_per_min` of 0.
+    #[arg(long, env = "CATAN_WEBSOCKET_COOL_DOWN_SECS", default_value_t = 60)]
+    pub websocket_cool_down_secs: u64,
+
+    /// Most WebSockets open at once; more are refused with `503` `server_busy`. It
+    /// stays at least 16 below `--max-connections` (lowered if need be): the
+    /// difference is held for plain HTTP calls (`/healthz` included).
+    #[arg(long, env = "CATAN_MAX_WEBSOCKETS", default_value_t = 9_000)]
+    pub max_websockets: usize,
+
+    /// Most WebSockets open at once from one client address; more are refused with
+    /// `429` `too_many_connections`.
+    #[arg(long, env = "CATAN_MAX_WEBSOCKETS_PER_ADDRESS", default_value_t = 20)]
+    pub max_websockets_per_address: usize,
+
+    /// Seconds between the server's WebSocket pings.
+    #[arg(long, env = "CATAN_WS_PING_SECS", default_value_t = 15)]
+    pub ws_ping_secs: u64,
+
+    /// Seconds a WebSocket may stay silent (no message, pong or other frame) before
+    /// the server closes it with close code 4013.
+    #[arg(long, env = "CATAN_WS_TIMEOUT_SECS", default_value_t = 45)]
+    pub ws_timeout_secs: u64,
+
+    /// Chat messages a connection may send per minute on average (bursts of 5),
+    /// within `--rate-limit-per-sec`; beyond it they are refused with `rate_limited`
+    /// and count towards the flood rule (4008).
+    #[arg(long, env = "CATAN_CHAT_PER_MIN", default_value_t = 20)]
+    pub chat_per_min: u32,
+
+    /// Most rooms held at once; creating more is refused with `too_many_rooms`.
+    #[arg(long, env = "CATAN_MAX_ROOMS", default_value_t = 20_000)]
+    pub max_rooms: usize,
+
+    /// Messages queued for one connection before it is dropped as too slow.
+    #[arg(long, env = "CATAN_OUTBOUND_QUEUE", default_value_t = 256)]
+    pub outbound_queue: usize,
+
+    /// WebSocket read buffer per connection in bytes (memory per connection).
+    #[arg(long, env = "CATAN_WS_READ_BUFFER", default_value_t = 4096)]
+    pub ws_read_buffer: usize,
+}
+
 /// A token bucket: `rate` tokens per second, up to `burst`, full at first.
 #[derive(Debug, Clone)]
 pub struct Bucket {

@@ -27,6 +27,89 @@ use tracing::{debug, warn};
 
 use crate::address::{ClientAddresses, limit_key};
 
+/// Where the server listens and who may reach it (flags of `catan-server`; see
+/// docs/configuration.md).
+#[derive(Clone, Debug, clap::Args)]
+pub struct ListenConfig {
+    /// Address of the public listener (lobby HTTP API and WebSocket).
+    #[arg(
+        long,
+        env = "CATAN_BIND",
+        default_value = "127.0.0.1:8080",
+        global = true
+    )]
+    pub bind: SocketAddr,
+
+    /// Address of the admin listener (admin API and metrics); keep it on loopback.
+    #[arg(long, env = "CATAN_ADMIN_BIND", default_value = "127.0.0.1:8081")]
+    pub admin_bind: SocketAddr,
+
+    /// Origins allowed to call the HTTP API (CORS) and to open WebSockets, comma
+    /// separated, e.g. `https://catan.example.org`; `*` allows any. Requests without
+    /// an `Origin` header (non-browser clients) are always allowed, and so are the
+    /// server's own pages (see `--public-origins`).
+    #[arg(long, env = "CATAN_ALLOWED_ORIGINS", value_delimiter = ',')]
+    pub allowed_origins: Vec<String>,
+
+    /// The origins under which this server's own pages are reached, comma separated,
+    /// e.g. `https://catan.example.org` behind a proxy. Unset, they are `http://` and
+    /// `https://` with the address a connection came in on (and `localhost` on
+    /// loopback). The `Host` header is never trusted for this (DNS rebinding).
+    #[arg(long, env = "CATAN_PUBLIC_ORIGINS", value_delimiter = ',')]
+    pub public_origins: Vec<String>,
+
+    /// HTTP header naming the client's address when the server runs behind a reverse
+    /// proxy that sets it, e.g. `X-Forwarded-For`. It is believed only from the
+    /// proxies of `--trusted-proxies` (the right-most entry no trusted proxy added is
+    /// the client); from anyone else, and when no proxy is trusted, it is ignored and
+    /// the peer's own address is the client's.
+    #[arg(long, env = "CATAN_CLIENT_ADDRESS_HEADER")]
+    pub client_address_header: Option<String>,
+
+    /// The reverse proxies whose `--client-address-header` is believed: IP addresses
+    /// or CIDR ranges, comma separated, e.g. `172.28.0.10` or `10.0.0.0/8,fd00::/8`.
+    /// Default none. A trusted proxy is also exempt from the per-address socket cap
+    /// (every client behind it shares its address).
+    #[arg(long, env = "CATAN_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_net)]
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+
+    /// Seconds a client connection may take to send a whole request head, counted
+    /// from when it connects or from the answer to its previous request (so this is
+    /// also how long an idle keep-alive connection stays open).
+    #[arg(long, env = "CATAN_HEADER_TIMEOUT_SECS", default_value_t = 10)]
+    pub header_timeout_secs: u64,
+
+    /// Most open sockets (HTTP and WebSocket) on the public listener; above it the
+    /// listener stops accepting until some close. Lowered, if need be, to the
+    /// open-file limit (`ulimit -n`) less 128 descriptors kept for the database, the
+    /// admin listener and files.
+    #[arg(long, env = "CATAN_MAX_CONNECTIONS", default_value_t = 10_000)]
+    pub max_connections: usize,
+
+    /// Most open sockets (HTTP and WebSocket) on the public listener from one client
+    /// address (IPv6: one /64), counted by the peer's address; more are closed at
+    /// once. Trusted proxies are exempt. 0 turns the cap off.
+    #[arg(long, env = "CATAN_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = 64)]
+    pub max_connections_per_address: usize,
+}
+
+impl ListenConfig {
+    /// Who a request is from: `--client-address-header` believed from
+    /// `--trusted-proxies` only.
+    #[must_use]
+    pub fn client_addresses(&self) -> ClientAddresses {
+        ClientAddresses::new(self.client_address_header.as_deref(), &self.trusted_proxies)
+    }
+}
+
+/// One `--trusted-proxies` entry: an address (a one-address range) or a CIDR range.
+fn parse_net(s: &str) -> Result<ipnet::IpNet, String> {
+    let s = s.trim();
+    s.parse::<ipnet::IpNet>()
+        .or_else(|_| s.parse::<IpAddr>().map(ipnet::IpNet::from))
+        .map_err(|_| format!("not an IP address or CIDR range: {s:?}"))
+}
+
 /// The peer address of the connection a request came on (an extension of every
 /// request served by [`serve`]).
 #[derive(Debug, Clone, Copy)]

@@ -1,113 +1,37 @@
 //! The public HTTP API: rooms, seats, bots, start, and the WebSocket upgrade.
 
-use axum::Json;
-use axum::body::Bytes;
-use std::net::IpAddr;
 use std::time::Duration;
 
-use axum::extract::{FromRequestParts, Path, State, WebSocketUpgrade};
-use axum::http::request::Parts;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::Json;
+use axum::extract::{Path, State, WebSocketUpgrade};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use catan_engine::Seat;
 use tracing::{Instrument, info_span};
-use uuid::Uuid;
 
 use crate::AppState;
 use crate::error::{ApiBytes, ApiError, ApiQuery, LobbyError};
-use crate::listen::PeerAddr;
+use crate::extract::{ApiJson, ClientIp, Costly, HostToken, Open, PathRoom, SeatToken};
 use crate::token;
 use crate::ws::{self, ConnLimits};
 use catan_protocol::{
-    AddBotRequest, CloseCode, CreateRoomRequest, CreateRoomResponse, RoomList, RoomListQuery,
-    TakeSeatRequest, WsQuery, parse_body,
+    AddBotRequest, CloseCode, CreateRoomRequest, CreateRoomResponse, RoomInfo, RoomList,
+    RoomListQuery, TakeSeatRequest, WsQuery,
 };
 
 /// Largest WebSocket frame the transport accepts at all; bigger ones end the
 /// connection. Messages between `max_message_bytes` and this get `message_too_large`.
 pub(crate) const TRANSPORT_MAX_MESSAGE: usize = 64 * 1024;
 
-/// Refuses a lobby call that reaches the server once it has begun to shut down (a
-/// request whose head arrived before, and is let finish): `shutting_down`.
-fn not_shutting_down(state: &AppState) -> Result<(), LobbyError> {
-    if state.shutdown.is_cancelled() {
-        Err(LobbyError::ShuttingDown)
-    } else {
-        Ok(())
-    }
-}
-
-/// A room that ended under a call because the server is shutting down (rooms end
-/// then) is reported as the shutdown, not as an unknown room.
-fn during_shutdown(state: &AppState, e: LobbyError) -> LobbyError {
-    if e == LobbyError::RoomNotFound && state.shutdown.is_cancelled() {
-        LobbyError::ShuttingDown
-    } else {
-        e
-    }
-}
-
-fn parse_room_id(id: &str) -> Result<Uuid, LobbyError> {
-    Uuid::parse_str(id).map_err(|_| LobbyError::RoomNotFound)
-}
-
-/// The bearer token of a request, if any.
-pub(crate) fn bearer(headers: &HeaderMap) -> Option<String> {
-    headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(|t| t.trim().to_owned())
-}
-
-/// The client's address (see [`crate::address::ClientAddresses::client_ip`]); the
-/// per-address limits count it under [`crate::address::limit_key`].
-pub struct ClientIp(pub IpAddr);
-
-impl FromRequestParts<AppState> for ClientIp {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request_parts(
-        parts: &mut Parts,
-        state: &AppState,
-    ) -> Result<ClientIp, Self::Rejection> {
-        // Forwarded by another instance of the cluster: the client it names.
-        if let Some(client) = crate::cluster::forwarded_client(state, &parts.headers) {
-            return Ok(ClientIp(client));
-        }
-        let peer = parts.extensions.get::<PeerAddr>().map(|p| p.0.ip());
-        Ok(ClientIp(
-            state.client_addresses.client_ip(&parts.headers, peer),
-        ))
-    }
-}
-
-/// Counts a costly lobby call (creating a room, taking a seat, adding a bot) against
-/// its client address: `rate_limited` beyond the configured rate.
-fn costly(state: &AppState, ip: &ClientIp) -> Result<(), LobbyError> {
-    state.lobby_limiter.check(ip.0)
-}
-
 /// `POST /api/rooms`
 pub async fn create_room(
     State(state): State<AppState>,
-    ip: ClientIp,
+    _: Open,
+    _: Costly,
     ApiBytes(body): ApiBytes,
 ) -> Result<Response, ApiError> {
-    create_room_in(&state, &ip, &body)
-        .await
-        .map_err(|e| during_shutdown(&state, e).into())
-}
-
-async fn create_room_in(
-    state: &AppState,
-    ip: &ClientIp,
-    body: &Bytes,
-) -> Result<Response, LobbyError> {
-    not_shutting_down(state)?;
-    costly(state, ip)?;
-    let defaults = state.config.room_defaults();
-    let req = CreateRoomRequest::parse(body, &defaults)?;
+    let defaults = state.config.rooms.room_defaults();
+    let req = CreateRoomRequest::parse(&body, &defaults)?;
     let options = req.resolve(&defaults);
     options
         .validate()
@@ -123,7 +47,7 @@ async fn create_room_in(
     {
         tracing::warn!(room = %room.id, error = %e, "could not lease a new room");
         let _ = room.close("the room could not be registered".into()).await;
-        return Err(LobbyError::StoreUnavailable);
+        return Err(LobbyError::StoreUnavailable.into());
     }
     let info = room.info().await?;
     let body = CreateRoomResponse {
@@ -158,104 +82,62 @@ pub async fn list_rooms(
 }
 
 /// `GET /api/rooms/{id}`
-pub async fn get_room(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-) -> Result<Response, ApiError> {
-    let info = async {
-        let room = state.rooms.get(parse_room_id(&id)?)?;
-        room.info().await
-    };
-    let info = info.await.map_err(|e| during_shutdown(&state, e))?;
-    Ok(Json(info).into_response())
+pub async fn get_room(PathRoom(room): PathRoom) -> Result<Json<RoomInfo>, ApiError> {
+    Ok(Json(room.info().await?))
 }
 
 /// `POST /api/rooms/{id}/seats`
 pub async fn take_seat(
-    State(state): State<AppState>,
-    ip: ClientIp,
-    Path(id): Path<String>,
-    ApiBytes(body): ApiBytes,
+    _: Open,
+    _: Costly,
+    PathRoom(room): PathRoom,
+    ApiJson(req): ApiJson<TakeSeatRequest>,
 ) -> Result<Response, ApiError> {
-    let resp = async {
-        not_shutting_down(&state)?;
-        costly(&state, &ip)?;
-        let room = state.rooms.get(parse_room_id(&id)?)?;
-        let req: TakeSeatRequest = parse_body(&body)?;
-        room.take_seat(req.name, req.seat).await
-    };
-    let resp = resp.await.map_err(|e| during_shutdown(&state, e))?;
+    let resp = room.take_seat(req.name, req.seat).await?;
     Ok((StatusCode::CREATED, Json(resp)).into_response())
 }
 
 /// `DELETE /api/rooms/{id}/seats/{seat}` with the seat token as bearer.
 pub async fn leave_seat(
-    State(state): State<AppState>,
-    Path((id, seat)): Path<(String, u8)>,
-    headers: HeaderMap,
+    Path((_, seat)): Path<(String, u8)>,
+    _: Open,
+    PathRoom(room): PathRoom,
+    SeatToken(token): SeatToken,
 ) -> Result<StatusCode, ApiError> {
-    let left = async {
-        not_shutting_down(&state)?;
-        let room = state.rooms.get(parse_room_id(&id)?)?;
-        let token = bearer(&headers).ok_or(LobbyError::InvalidToken)?;
-        room.leave_seat(Seat(seat), token).await
-    };
-    left.await.map_err(|e| during_shutdown(&state, e))?;
+    room.leave_seat(Seat(seat), token).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
 /// `POST /api/rooms/{id}/bots` with the host token as bearer.
 pub async fn add_bot(
-    State(state): State<AppState>,
-    ip: ClientIp,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    ApiBytes(body): ApiBytes,
+    _: Open,
+    _: Costly,
+    PathRoom(room): PathRoom,
+    HostToken(token): HostToken,
+    ApiJson(req): ApiJson<AddBotRequest>,
 ) -> Result<Response, ApiError> {
-    let resp = async {
-        not_shutting_down(&state)?;
-        costly(&state, &ip)?;
-        let room = state.rooms.get(parse_room_id(&id)?)?;
-        let token = bearer(&headers).ok_or(LobbyError::NotHost)?;
-        let req: AddBotRequest = parse_body(&body)?;
-        room.add_bot(token, req).await
-    };
-    let resp = resp.await.map_err(|e| during_shutdown(&state, e))?;
+    let resp = room.add_bot(token, req).await?;
     Ok((StatusCode::CREATED, Json(resp)).into_response())
 }
 
 /// `POST /api/rooms/{id}/start` with the host token as bearer.
 pub async fn start(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    let info = async {
-        not_shutting_down(&state)?;
-        let room = state.rooms.get(parse_room_id(&id)?)?;
-        let token = bearer(&headers).ok_or(LobbyError::NotHost)?;
-        room.start(token).await
-    };
-    let info = info.await.map_err(|e| during_shutdown(&state, e))?;
-    Ok(Json(info).into_response())
+    _: Open,
+    PathRoom(room): PathRoom,
+    HostToken(token): HostToken,
+) -> Result<Json<RoomInfo>, ApiError> {
+    Ok(Json(room.start(token).await?))
 }
 
 /// `POST /api/rooms/{id}/rematch` with the host's or a seated person's token as
 /// bearer: the room of the next game, with the same options and bots.
 pub async fn rematch(
-    State(state): State<AppState>,
-    ip: ClientIp,
-    Path(id): Path<String>,
-    headers: HeaderMap,
+    _: Open,
+    PathRoom(room): PathRoom,
+    SeatToken(token): SeatToken,
+    _: Costly,
 ) -> Result<Response, ApiError> {
-    let resp = async {
-        not_shutting_down(&state)?;
-        let room = state.rooms.get(parse_room_id(&id)?)?;
-        let token = bearer(&headers).ok_or(LobbyError::InvalidToken)?;
-        costly(&state, &ip)?;
-        room.rematch(token).await
-    };
-    let resp = resp.await.map_err(|e| during_shutdown(&state, e))?;
+    let resp = room.rematch(token).await?;
     let status = if resp.host_token.is_some() {
         StatusCode::CREATED
     } else {
@@ -267,12 +149,12 @@ pub async fn rematch(
 /// `GET /api/rooms/{id}/ws?token=...&last_seq=...&protocol=...`: the WebSocket.
 pub async fn websocket(
     State(state): State<AppState>,
+    _: Open,
     ip: ClientIp,
     Path(id): Path<String>,
     ApiQuery(q): ApiQuery<WsQuery>,
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
-    not_shutting_down(&state)?;
     // A client reconnecting without pause is refused here, before it costs a
     // room a snapshot.
     state.websocket_limiter.check(ip.0)?;
@@ -292,20 +174,17 @@ pub async fn websocket(
                 })
             }));
     }
-    let connected = async {
-        let room = state.rooms.get(parse_room_id(&id)?)?;
-        let conn = room
-            .connect(q.token.filter(|t| !t.is_empty()), q.last_seq)
-            .await?;
-        Ok((room, conn))
-    };
-    let (room, conn) = connected.await.map_err(|e| during_shutdown(&state, e))?;
+    // After the version check: a refused version does not depend on the room.
+    let room = state.room(&id)?;
+    let conn = room
+        .connect(q.token.filter(|t| !t.is_empty()), q.last_seq)
+        .await?;
     let limits = ConnLimits {
-        max_message_bytes: state.config.max_message_bytes,
-        rate_per_sec: state.config.rate_limit_per_sec,
-        ping_every: Duration::from_secs(state.config.ws_ping_secs.max(1)),
-        silent_for: Duration::from_secs(state.config.ws_timeout_secs.max(1)),
-        chat_per_min: state.config.chat_per_min,
+        max_message_bytes: state.config.limits.max_message_bytes,
+        rate_per_sec: state.config.limits.rate_limit_per_sec,
+        ping_every: Duration::from_secs(state.config.limits.ws_ping_secs.max(1)),
+        silent_for: Duration::from_secs(state.config.limits.ws_timeout_secs.max(1)),
+        chat_per_min: state.config.limits.chat_per_min,
     };
     let span =
         info_span!("conn", room = %room.id, seat = conn.seat.map(|s| i16::from(s.0)).unwrap_or(-1));
@@ -314,9 +193,9 @@ pub async fn websocket(
     // Tracked, so that a shutdown waits for each socket's closing handshake.
     let tasks = state.tasks.clone();
     let limiter = state.websocket_limiter.clone();
-    let cool_down = Duration::from_secs(state.config.websocket_cool_down_secs);
+    let cool_down = Duration::from_secs(state.config.limits.websocket_cool_down_secs);
     Ok(upgrade
-        .read_buffer_size(state.config.ws_read_buffer)
+        .read_buffer_size(state.config.limits.ws_read_buffer)
         .max_message_size(TRANSPORT_MAX_MESSAGE)
         .max_frame_size(TRANSPORT_MAX_MESSAGE)
         .on_upgrade(move |socket| {

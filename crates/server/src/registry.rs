@@ -15,6 +15,8 @@ use catan_protocol::RoomOptions;
 pub struct Rooms {
     /// Handles by id, with their creation order for listing newest first.
     inner: RwLock<Inner>,
+    /// Most rooms held at once (`--max-rooms`).
+    max_rooms: usize,
 }
 
 #[derive(Debug, Default)]
@@ -26,6 +28,15 @@ struct Inner {
 }
 
 impl Rooms {
+    /// No rooms yet; at most `max_rooms` at once.
+    #[must_use]
+    pub fn new(max_rooms: usize) -> Rooms {
+        Rooms {
+            inner: RwLock::default(),
+            max_rooms,
+        }
+    }
+
     /// Creates a room, unless the server already holds `max_rooms`.
     ///
     /// # Errors
@@ -37,7 +48,7 @@ impl Rooms {
         host_token: String,
     ) -> Result<RoomHandle, LobbyError> {
         let mut inner = self.inner.write().expect("rooms lock");
-        if inner.by_id.len() >= ctx.config.max_rooms {
+        if inner.by_id.len() >= self.max_rooms {
             return Err(LobbyError::TooManyRooms);
         }
         let handle = RoomHandle::spawn(ctx, options, host_token);

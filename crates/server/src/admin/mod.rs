@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::Router;
-use axum::body::Bytes;
 use axum::extract::{Path, Request, State};
 use axum::http::{StatusCode, header};
 use axum::middleware::Next;
@@ -16,11 +15,10 @@ use axum::routing::{get, post};
 use catan_engine::Seat;
 use secrecy::{ExposeSecret, SecretString};
 use tracing::{info, warn};
-use uuid::Uuid;
 
 use crate::AppState;
-use crate::error::{ApiBytes, ApiError, ApiQuery, LobbyError};
-use crate::store;
+use crate::error::{ApiError, ApiQuery, LobbyError};
+use crate::extract::{ApiJson, PathRoom};
 use crate::token;
 use catan_protocol::{MAX_CHAT_CHARS, RoomStatus};
 
@@ -37,16 +35,15 @@ pub const DEFAULT_EVENTS: usize = 50;
 struct Admin {
     /// The server's state: rooms, store, metrics.
     app: AppState,
-    /// SHA-256 of the admin token: comparing fixed-length digests in constant time
-    /// reveals nothing, not even the token's length.
-    token_hash: Arc<str>,
+    /// The admin token's digest.
+    token_hash: Arc<token::TokenHash>,
 }
 
 /// The admin router, guarded by `token`.
 pub fn router(app: AppState, token: &SecretString) -> Router {
     let admin = Admin {
         app,
-        token_hash: store::sha256_hex(token.expose_secret()).into(),
+        token_hash: Arc::new(token::TokenHash::of(token.expose_secret())),
     };
     let routes = Router::new()
         .route("/admin/rooms", get(list_rooms))
@@ -68,8 +65,8 @@ pub fn router(app: AppState, token: &SecretString) -> Router {
 async fn guard(State(admin): State<Admin>, request: Request, next: Next) -> Response {
     let method = request.method().clone();
     let path = request.uri().path().to_owned();
-    let given = crate::lobby::bearer(request.headers()).unwrap_or_default();
-    if !token::matches(&admin.token_hash, &store::sha256_hex(&given)) {
+    let given = token::bearer(request.headers()).unwrap_or_default();
+    if !admin.token_hash.verifies(&given) {
         warn!(%method, %path, "admin call refused: missing or wrong admin token");
         return ApiError(LobbyError::Unauthorized).into_response();
     }
@@ -78,13 +75,10 @@ async fn guard(State(admin): State<Admin>, request: Request, next: Next) -> Resp
     response
 }
 
-fn parse_room_id(id: &str) -> Result<Uuid, LobbyError> {
-    Uuid::parse_str(id).map_err(|_| LobbyError::RoomNotFound)
-}
-
-/// Parses an optional JSON object body (empty means defaults), as the lobby does.
-fn parse_body<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, LobbyError> {
-    catan_protocol::parse_body(body)
+impl axum::extract::FromRef<Admin> for AppState {
+    fn from_ref(admin: &Admin) -> AppState {
+        admin.app.clone()
+    }
 }
 
 /// A message for clients: the given one, trimmed and at most 500 characters, or
@@ -112,11 +106,9 @@ async fn list_rooms(State(admin): State<Admin>) -> Json<AdminRoomList> {
 
 /// `GET /admin/rooms/{id}?events=n&view=seat&at_seq=s`
 async fn inspect_room(
-    State(admin): State<Admin>,
-    Path(id): Path<String>,
+    PathRoom(room): PathRoom,
     ApiQuery(q): ApiQuery<InspectQuery>,
 ) -> Result<Json<AdminRoomDetail>, ApiError> {
-    let room = admin.app.rooms.get(parse_room_id(&id)?)?;
     let events = q.events.unwrap_or(DEFAULT_EVENTS);
     if q.at_seq.is_some() && q.view.is_none() {
         return Err(LobbyError::BadRequest("at_seq: only with view".to_owned()).into());
@@ -127,12 +119,9 @@ async fn inspect_room(
 
 /// `POST /admin/rooms/{id}/close`
 async fn close_room(
-    State(admin): State<Admin>,
-    Path(id): Path<String>,
-    ApiBytes(body): ApiBytes,
+    PathRoom(room): PathRoom,
+    ApiJson(req): ApiJson<CloseRoomRequest>,
 ) -> Result<Json<CloseRoomResponse>, ApiError> {
-    let room = admin.app.rooms.get(parse_room_id(&id)?)?;
-    let req: CloseRoomRequest = parse_body(&body)?;
     let text = message(req.message, "the room was closed by an administrator")?;
     let closed = room.close(text).await?;
     info!(room = %closed.room_id, status = ?closed.status, "room closed by an administrator");
@@ -141,12 +130,10 @@ async fn close_room(
 
 /// `POST /admin/rooms/{id}/seats/{seat}/kick`
 async fn kick_seat(
-    State(admin): State<Admin>,
-    Path((id, seat)): Path<(String, u8)>,
-    ApiBytes(body): ApiBytes,
+    Path((_, seat)): Path<(String, u8)>,
+    PathRoom(room): PathRoom,
+    ApiJson(req): ApiJson<KickRequest>,
 ) -> Result<StatusCode, ApiError> {
-    let room = admin.app.rooms.get(parse_room_id(&id)?)?;
-    let req: KickRequest = parse_body(&body)?;
     let text = message(req.message, "disconnected by an administrator")?;
     room.kick(Seat(seat), text).await?;
     Ok(StatusCode::NO_CONTENT)

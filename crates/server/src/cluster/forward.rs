@@ -289,7 +289,7 @@ impl Hop {
             Ok(Err(e)) => return Err(e.into()),
             Ok(Ok((upstream, _))) => upstream,
         };
-        let silent_for = Duration::from_secs(state.config.ws_timeout_secs.max(1));
+        let silent_for = Duration::from_secs(state.config.limits.ws_timeout_secs.max(1));
         let tasks = state.tasks.clone();
         let shutdown = state.shutdown.clone();
         Ok(upgrade

@@ -6,6 +6,7 @@
 //! action log, as a restart does. On a graceful shutdown an instance lets its leases
 //! go at once, so that the others take its rooms over within one claim round.
 
+mod config;
 mod forward;
 
 use std::collections::HashMap;
@@ -20,6 +21,7 @@ use crate::AppState;
 use crate::room::{Deadlines, RoomHandle};
 use crate::store::{Fence, GameStatus, StoreError};
 
+pub use config::ClusterConfig;
 pub use forward::{forwarded_client, other_rooms, to_owner};
 
 /// One instance of a cluster: its id, address and leases.

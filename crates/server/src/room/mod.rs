@@ -1,6 +1,7 @@
 //! Rooms as actors: a [`RoomHandle`] (cheap to clone, a bounded channel) talks to the
 //! one task that owns the room's game. Requests that need an answer carry a oneshot.
 
+mod config;
 mod state;
 mod task;
 #[cfg(test)]
@@ -18,7 +19,6 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
-use crate::config::Config;
 use crate::error::LobbyError;
 use crate::metrics::Metrics;
 use crate::registry::Rooms;
@@ -29,6 +29,7 @@ use catan_protocol::{
 };
 use catan_protocol::{AdminRoomDetail, AdminRoomSummary, CloseRoomResponse};
 
+pub use config::{RoomConfig, RoomSettings};
 pub(crate) use state::now_ms;
 pub use task::RoomTask;
 
@@ -83,8 +84,9 @@ pub struct Connected {
 /// What every room task gets from the server it runs in.
 #[derive(Clone)]
 pub struct RoomContext {
-    /// Server configuration (limits, timers, bot delay, idle time).
-    pub config: Arc<Config>,
+    /// What the room reads of the server's configuration (timers, lifetimes, bots,
+    /// queue sizes), and nothing else.
+    pub settings: Arc<RoomSettings>,
     /// Where games are written before anyone hears of them.
     pub store: Arc<dyn Store>,
     /// Counters the room updates (rooms, actions, latency, games finished).
@@ -179,6 +181,9 @@ pub struct RoomHandle {
     pub listed: bool,
     /// Bounded queue into the room task.
     tx: mpsc::Sender<Command>,
+    /// The room's shutdown token: a room gone because the server is shutting down
+    /// says so (`shutting_down`) rather than `room_not_found`.
+    shutdown: CancellationToken,
 }
 
 impl RoomHandle {
@@ -191,6 +196,7 @@ impl RoomHandle {
             id,
             listed: options.listed,
             tx,
+            shutdown: ctx.shutdown.clone(),
         };
         let tasks = ctx.tasks.clone();
         let task = RoomTask::new(id, ctx, options, &host_token, rx, handle.clone());
@@ -214,8 +220,9 @@ impl RoomHandle {
             id: record.game.id,
             listed: record.game.options.listed,
             tx,
+            shutdown: ctx.shutdown.clone(),
         };
-        let settings = ctx.config.bot_settings();
+        let settings = ctx.settings.bots;
         let tasks = ctx.tasks.clone();
         let (task, bots) = RoomTask::restore(record, actions, ctx, rx, handle.clone(), deadlines)?;
         tasks.spawn(task.run());
@@ -230,11 +237,17 @@ impl RoomHandle {
         make: impl FnOnce(oneshot::Sender<T>) -> Command,
     ) -> Result<T, LobbyError> {
         let (reply, rx) = oneshot::channel();
-        self.tx
-            .send(make(reply))
-            .await
-            .map_err(|_| LobbyError::RoomNotFound)?;
-        rx.await.map_err(|_| LobbyError::RoomNotFound)
+        self.tx.send(make(reply)).await.map_err(|_| self.gone())?;
+        rx.await.map_err(|_| self.gone())
+    }
+
+    /// Why the room's task is not there: it ended with the server, or for good.
+    fn gone(&self) -> LobbyError {
+        if self.shutdown.is_cancelled() {
+            LobbyError::ShuttingDown
+        } else {
+            LobbyError::RoomNotFound
+        }
     }
 
     /// The room's public description.

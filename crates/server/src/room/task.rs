@@ -14,7 +14,7 @@ use uuid::Uuid;
 mod store;
 
 use super::state::{Now, Out, RematchPlan, Room, Timer};
-use super::writes::{SeqReservation, abandon_with_retry, store_finish};
+use super::writes::{SeqReservation, store_finish};
 use super::{Command, ConnId, ConnShared, Connected, Outbound, RoomContext, RoomHandle};
 use crate::error::LobbyError;
 use crate::store::{ActionRecord, GameRecord};
@@ -69,7 +69,7 @@ impl RoomTask {
             id,
             options,
             host_token,
-            ctx.config.clone(),
+            ctx.settings.clone(),
             ctx.metrics.clone(),
             Now::real(),
         );
@@ -112,7 +112,7 @@ impl RoomTask {
         let restored = Room::restore(
             record,
             actions,
-            ctx.config.clone(),
+            ctx.settings.clone(),
             ctx.metrics.clone(),
             Now::real(),
             deadlines,
@@ -199,7 +199,7 @@ impl RoomTask {
             } => {
                 let kind = request.kind;
                 let added = self.room.add_bot(&host_token, request).map(|(r, token)| {
-                    let settings = self.ctx.config.bot_settings();
+                    let settings = self.ctx.settings.bots;
                     let handle = self.handle.clone();
                     crate::bot::spawn(handle, token, settings, kind, rand::random());
                     r
@@ -361,7 +361,7 @@ impl RoomTask {
     /// The socket side of a connection the room has just attached: its queue, kept
     /// here, and the receiving end, for whoever reads it.
     fn link(&mut self, conn: ConnId, seat: Option<catan_engine::Seat>) -> Connected {
-        let (tx, rx) = mpsc::channel(self.ctx.config.outbound_queue.max(8));
+        let (tx, rx) = mpsc::channel(self.ctx.settings.outbound_queue.max(8));
         let shared = Arc::new(ConnShared::default());
         self.links.insert(
             conn,
@@ -391,7 +391,7 @@ impl RoomTask {
         crate::bot::stand_in(
             self.handle.clone(),
             connected,
-            self.ctx.config.bot_settings(),
+            self.ctx.settings.bots,
             self.room.options().stand_in_level,
             rand::random(),
         );
@@ -427,7 +427,7 @@ impl RoomTask {
     /// Ends a game nobody plays any more (`--abandon-after-secs`): stored as
     /// abandoned (never restored), its room closed.
     async fn close_abandoned(&mut self) {
-        let secs = self.ctx.config.abandon_after_secs;
+        let secs = self.ctx.settings.rooms.abandon_after_secs;
         let message = format!("the game was abandoned: no player was connected for {secs} s");
         let closed = self.close(&message).await;
         info!(
@@ -435,6 +435,22 @@ impl RoomTask {
             stored = closed.game_abandoned,
             "game abandoned by its players"
         );
+    }
+
+    /// Marks the game abandoned in the store (the store retries a hiccup); false if
+    /// the store stays down (the game is then restored after a restart).
+    async fn store_abandoned(&mut self) -> bool {
+        let (store, id) = (self.ctx.store.clone(), self.room.id());
+        match self
+            .serving_reads(async move { store.abandon_game(id).await })
+            .await
+        {
+            Ok(()) => true,
+            Err(e) => {
+                warn!(error = %e, "could not mark the game abandoned");
+                false
+            }
+        }
     }
 
     /// Tells every connection why (`closing`), closes them all with 4010, marks an
@@ -445,10 +461,7 @@ impl RoomTask {
             self.room
                 .close_all(ClosingReason::RoomClosed, CloseCode::RoomClosed, message);
         self.flush();
-        let game_abandoned = status == RoomStatus::Playing
-            && self
-                .serving_reads(abandon_with_retry(self.ctx.store.clone(), self.room.id()))
-                .await;
+        let game_abandoned = status == RoomStatus::Playing && self.store_abandoned().await;
         self.closed = true;
         if let Some(rooms) = self.ctx.rooms.upgrade() {
             rooms.remove(self.room.id());

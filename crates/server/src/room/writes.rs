@@ -1,110 +1,56 @@
-//! The room task's writes to the store that take more than one call: an action's
-//! append (retried within one bound), the game abandoned, a result retried in the
-//! background until the database takes it, and the reservation of sequence
+//! The room task's writes to the store that outlive a command: a result retried in
+//! the background until the database takes it, and the reservation of sequence
 //! numbers.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
+use backon::Retryable;
+use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 use uuid::Uuid;
 
-use crate::store::{self, ActionRecord, Finish, Store};
-
-/// Appends `record` to `game`'s log, retrying over a hiccup of the database (after
-/// 20, 80 and 320 ms): four attempts at most, all within `limit`
-/// (`--store-timeout-ms`), after which the action is refused.
-pub(super) async fn append_with_retry(
-    store: Arc<dyn Store>,
-    game: Uuid,
-    record: ActionRecord,
-    limit: Duration,
-) -> Result<(), store::StoreError> {
-    let attempts = async {
-        let mut delay = Duration::from_millis(20);
-        let mut attempt = 0;
-        loop {
-            match store.append_action(game, &record).await {
-                Ok(()) => return Ok(()),
-                // Another instance owns the room now: no retry can be stored.
-                Err(e @ store::StoreError::Fenced(_)) => return Err(e),
-                Err(e) if attempt >= 3 => return Err(e),
-                Err(e) => {
-                    debug!(error = %e, attempt, "append failed; retrying");
-                    tokio::time::sleep(delay).await;
-                    delay *= 4;
-                    attempt += 1;
-                }
-            }
-        }
-    };
-    match tokio::time::timeout(limit, attempts).await {
-        Ok(out) => out,
-        Err(_) => Err(store::timed_out("append_action (with retries)", limit)),
-    }
-}
-
-/// Marks the game abandoned, retrying briefly (after 20, 80 and 320 ms); false if
-/// the store stays down (the game is then restored after a restart).
-pub(super) async fn abandon_with_retry(store: Arc<dyn Store>, game: Uuid) -> bool {
-    let mut delay = Duration::from_millis(20);
-    for attempt in 0..4 {
-        match store.abandon_game(game).await {
-            Ok(()) => return true,
-            Err(e) => {
-                warn!(error = %e, attempt, "could not mark the game abandoned");
-                tokio::time::sleep(delay).await;
-                delay *= 4;
-            }
-        }
-    }
-    false
-}
+use crate::store::{Finish, Store, StoreError, retry};
 
 /// The longest pause between retries of a result write while shutting down.
 const SHUTDOWN_RETRY: Duration = Duration::from_millis(500);
 
-/// Writes a finished game's result, retrying with exponential backoff (capped at
-/// 30 s, or 500 ms once the server is shutting down and waiting for this write)
-/// until the database accepts it.
+/// Writes a finished game's result, retrying by [`retry::until_stored`] until the
+/// database accepts it; once the server is shutting down (and waiting for this
+/// write) a long wait is cut short and the next ones last at most 500 ms.
 pub(crate) async fn store_finish(
     store: Arc<dyn Store>,
     id: Uuid,
     finish: Finish,
-    shutdown: tokio_util::sync::CancellationToken,
+    shutdown: CancellationToken,
 ) {
-    let mut delay = Duration::from_millis(100);
-    loop {
-        match store.finish_game(id, &finish).await {
-            Ok(()) => {
-                info!(room = %id, "result stored");
-                return;
-            }
-            Err(e @ store::StoreError::Fenced(_)) => {
-                // The instance that owns the room now stores it from the log.
-                warn!(room = %id, error = %e, "the result is another instance's to store");
-                return;
-            }
-            Err(e) => {
-                let retry_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
-                warn!(room = %id, error = %e, retry_ms, "could not store the result; retrying");
-                if shutdown.is_cancelled() {
-                    tokio::time::sleep(delay.min(SHUTDOWN_RETRY)).await;
-                } else {
-                    // A shutdown cuts a long backoff short: it is waiting for this write.
-                    tokio::select! {
-                        () = tokio::time::sleep(delay) => {}
-                        () = shutdown.cancelled() => {}
-                    }
+    let sleep = move |wait: Duration| {
+        let shutdown = shutdown.clone();
+        async move {
+            if shutdown.is_cancelled() {
+                tokio::time::sleep(wait.min(SHUTDOWN_RETRY)).await;
+            } else {
+                tokio::select! {
+                    () = tokio::time::sleep(wait) => {}
+                    () = shutdown.cancelled() => {}
                 }
-                delay = (delay * 2).min(if shutdown.is_cancelled() {
-                    SHUTDOWN_RETRY
-                } else {
-                    Duration::from_secs(30)
-                });
             }
         }
+    };
+    let stored = (|| store.finish_game(id, &finish))
+        .retry(retry::until_stored())
+        .sleep(sleep)
+        // The instance that owns the room now stores it from the log.
+        .when(|e| !matches!(e, StoreError::Fenced(_)))
+        .notify(|e, wait| {
+            let retry_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX);
+            warn!(room = %id, error = %e, retry_ms, "could not store the result; retrying");
+        })
+        .await;
+    match stored {
+        Ok(()) => info!(room = %id, "result stored"),
+        Err(e) => warn!(room = %id, error = %e, "the result is another instance's to store"),
     }
 }
 

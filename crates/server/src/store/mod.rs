@@ -2,12 +2,12 @@
 //! by default). A game is a row, its players, and an append-only action log; replay
 //! rebuilds the game from the log. Rooms write each action before broadcasting it.
 
-mod bounded;
+mod config;
 mod fence;
 mod group_commit;
-mod metered;
+mod guarded;
 mod options;
-mod retry;
+pub mod retry;
 mod single;
 mod sql;
 
@@ -17,10 +17,10 @@ use catan_protocol::{BotKind, PlayerResult, RoomOptions};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-pub use bounded::Bounded;
-pub(crate) use bounded::timed_out;
+pub use config::{ConfigError, StoreConfig};
 pub use fence::{Fence, NO_EPOCH};
-pub use metered::Metered;
+pub use guarded::Guarded;
+
 pub use options::StoredOptions;
 pub use retry::connect_at_start;
 pub use single::{SqliteLock, lock as lock_sqlite};

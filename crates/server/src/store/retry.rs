@@ -1,5 +1,9 @@
-//! Retrying store calls: the backoff policies of the server's store calls, in one
-//! place, on one well-kept crate (`backon`).
+//! Retrying store calls: the backoff policies of every store call that is retried,
+//! in one place, on one well-kept crate (`backon`). Who retries what: the store's
+//! wrapper ([`super::Guarded`]) an action's append and a game's abandonment
+//! ([`brief`], within the call's bound); a room a result the store did not take
+//! ([`until_stored`], in the background); the start-up the first connection
+//! ([`at_start`]).
 
 use std::time::Duration;
 
@@ -7,6 +11,29 @@ use backon::{ExponentialBuilder, Retryable};
 use tracing::warn;
 
 use super::{SqlStore, StoreError};
+
+/// A write that a hiccup of the database should not fail: three more tries, after
+/// 20, 80 and 320 ms (all within the call's bound, `--store-timeout-ms`).
+#[must_use]
+pub fn brief() -> ExponentialBuilder {
+    ExponentialBuilder::default()
+        .with_min_delay(Duration::from_millis(20))
+        .with_factor(4.0)
+        .with_max_delay(Duration::from_millis(320))
+        .with_max_times(3)
+}
+
+/// A finished game's result the database did not take: from 100 ms, doubling up
+/// to every 30 s, until it does (a shutdown waiting for it shortens the waits:
+/// see the room's writes).
+#[must_use]
+pub fn until_stored() -> ExponentialBuilder {
+    ExponentialBuilder::default()
+        .with_min_delay(Duration::from_millis(100))
+        .with_factor(2.0)
+        .with_max_delay(Duration::from_secs(30))
+        .without_max_times()
+}
 
 /// Connecting at start-up: every 0.5 s at first, then doubling up to every 10 s,
 /// for as long as it takes (a database that starts after the server, as in a fresh
@@ -22,7 +49,8 @@ pub fn at_start() -> ExponentialBuilder {
 
 impl StoreError {
     /// Whether trying the same call again later may succeed: the database was
-    /// unreachable or did not answer.
+    /// unreachable or did not answer (never a refusal such as a conflict, or a
+    /// fenced write: those fail again).
     #[must_use]
     pub fn is_transient(&self) -> bool {
         matches!(self, StoreError::Unavailable(_))
@@ -52,4 +80,33 @@ pub async fn connect_at_start(
             warn!(error = %e, retry_in_ms = wait.as_millis(), "database not reachable yet; retrying");
         })
         .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use backon::BackoffBuilder;
+
+    #[test]
+    fn the_policies_wait_as_documented() {
+        // Whole milliseconds (the crate computes in floating point).
+        let ms = |b: ExponentialBuilder, n: usize| -> Vec<u64> {
+            b.build()
+                .take(n)
+                .map(|d| (d.as_secs_f64() * 1000.0).round() as u64)
+                .collect()
+        };
+        assert_eq!(ms(brief(), 10), [20, 80, 320], "three more tries");
+        let waits = ms(until_stored(), 12);
+        assert_eq!(waits[..3], [100, 200, 400]);
+        assert_eq!(waits[11], 30_000, "capped");
+        assert_eq!(
+            ms(until_stored(), 1000).len(),
+            1000,
+            "for as long as it takes"
+        );
+        let waits = ms(at_start(), 8);
+        assert_eq!(waits[..3], [500, 1000, 2000]);
+        assert_eq!(waits[7], 10_000, "capped");
+    }
 }

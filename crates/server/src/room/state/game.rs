@@ -46,7 +46,7 @@ impl Match {
             self.initial.clone(),
             log.map(|&(_, actor, action)| (actor, action)),
         );
-        while let Some(step) = replay.next() {
+        for step in replay.by_ref() {
             match step {
                 Ok(step) => each(self.log[step.index].0, &step.events),
                 Err(e) => {

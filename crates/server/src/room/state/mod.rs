@@ -34,8 +34,8 @@ use catan_engine::{Replay, Seat, Tally};
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::RoomSettings;
 use super::{ConnId, Deadlines};
-use crate::config::Config;
 use crate::metrics::Metrics;
 use crate::store::{self, ActionRecord, Finish, GameRecord};
 use crate::token;
@@ -190,7 +190,7 @@ pub(crate) struct Room {
     /// restored), for ending abandoned games.
     people_left_at: Now,
     /// Limits: the backlog's length, idle times.
-    config: Arc<Config>,
+    settings: Arc<RoomSettings>,
     /// Counters kept in step with the room (statuses, actions, refusals).
     metrics: Arc<Metrics>,
 }
@@ -201,7 +201,7 @@ impl Room {
         id: Uuid,
         options: RoomOptions,
         host_token: &str,
-        config: Arc<Config>,
+        settings: Arc<RoomSettings>,
         metrics: Arc<Metrics>,
         now: Now,
     ) -> Room {
@@ -214,13 +214,13 @@ impl Room {
                 .map(|_| SeatState::default())
                 .collect(),
             options,
-            ..Room::blank(config, metrics, now)
+            ..Room::blank(settings, metrics, now)
         }
     }
 
     /// A room in the lobby with no seats, nobody connected and nothing sent: what
     /// [`Room::new`] and [`Room::restore`] fill in.
-    fn blank(config: Arc<Config>, metrics: Arc<Metrics>, now: Now) -> Room {
+    fn blank(settings: Arc<RoomSettings>, metrics: Arc<Metrics>, now: Now) -> Room {
         Room {
             id: Uuid::nil(),
             options: RoomOptions::default(),
@@ -241,7 +241,7 @@ impl Room {
             now,
             last_activity: now,
             people_left_at: now,
-            config,
+            settings,
             metrics,
         }
     }
@@ -264,7 +264,7 @@ impl Room {
     pub(crate) fn restore(
         record: GameRecord,
         actions: &[ActionRecord],
-        config: Arc<Config>,
+        settings: Arc<RoomSettings>,
         metrics: Arc<Metrics>,
         now: Now,
         deadlines: Deadlines,
@@ -365,7 +365,7 @@ impl Room {
             seats,
             seq,
             game_seq: seq,
-            ..Room::blank(config, metrics, now)
+            ..Room::blank(settings, metrics, now)
         };
         // Finished when the action that ended the game was stored: at that action's
         // time.
@@ -474,7 +474,7 @@ impl Room {
     /// been connected to a seat for `--abandon-after-secs` (0: never). Bots and
     /// spectators do not count.
     pub(crate) fn abandon_deadline(&self) -> Option<Instant> {
-        let secs = self.config.abandon_after_secs;
+        let secs = self.settings.rooms.abandon_after_secs;
         let seated = self.seats.iter().any(|s| s.conn.is_some() && is_person(s));
         if secs == 0 || self.status() != RoomStatus::Playing || seated {
             return None;
@@ -493,17 +493,17 @@ impl Room {
     /// How long the room may stay without people: `--finished-room-secs` once the
     /// game is over, at most `--empty-room-secs` while no seat is taken.
     pub(crate) fn idle_secs(&self) -> u64 {
-        let c = &self.config;
+        let c = &self.settings;
         match self.status() {
-            RoomStatus::Finished => c.finished_room_secs,
+            RoomStatus::Finished => c.rooms.finished_room_secs,
             RoomStatus::Lobby if self.seats.iter().all(|s| s.occupant.is_none()) => {
-                match (c.idle_room_secs, c.empty_room_secs) {
+                match (c.rooms.idle_room_secs, c.rooms.empty_room_secs) {
                     (0, empty) => empty,
                     (idle, 0) => idle,
                     (idle, empty) => idle.min(empty),
                 }
             }
-            _ => c.idle_room_secs,
+            _ => c.rooms.idle_room_secs,
         }
     }
 

@@ -136,7 +136,7 @@ impl Room {
         let chat = entry.is_chat();
         self.backlog.push_back((self.seq, entry));
         let mut chats = self.backlog.iter().filter(|(_, l)| l.is_chat()).count();
-        let bound = self.config.event_backlog.max(1);
+        let bound = self.settings.rooms.event_backlog.max(1);
         while self.backlog.len() - chats > bound || chats > CHAT_ENTRIES {
             if self.backlog.pop_front().is_some_and(|(_, l)| l.is_chat()) {
                 chats -= 1;

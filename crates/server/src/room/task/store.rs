@@ -7,7 +7,7 @@ use tracing::{info, warn};
 
 use super::RoomTask;
 use crate::room::state::Staged;
-use crate::room::writes::{append_with_retry, store_finish};
+use crate::room::writes::store_finish;
 use crate::store::{ActionRecord, Finish, StoreError};
 
 impl RoomTask {
@@ -42,12 +42,9 @@ impl RoomTask {
     async fn store_action(&mut self, mut staged: Staged) -> Option<Staged> {
         let mut caught_up = false;
         loop {
-            let append = append_with_retry(
-                self.ctx.store.clone(),
-                self.room.id(),
-                staged.record,
-                self.ctx.config.store_timeout(),
-            );
+            // Bounded (retries of a hiccup included) by the store's wrapper.
+            let (store, id, record) = (self.ctx.store.clone(), self.room.id(), staged.record);
+            let append = async move { store.append_action(id, &record).await };
             match self.serving_reads(append).await {
                 Ok(()) => return Some(staged),
                 Err(StoreError::Conflict(e)) if !caught_up => {

@@ -105,10 +105,17 @@ const HOST: &str = "host";
 /// the room never sees one).
 fn context(store: Arc<dyn Store>) -> RoomContext {
     let shutdown = tokio_util::sync::CancellationToken::new();
+    let config = Config::for_tests();
+    let metrics = Arc::new(Metrics::default());
     RoomContext {
-        config: Arc::new(Config::for_tests()),
-        store,
-        metrics: Arc::new(Metrics::default()),
+        settings: Arc::new(config.room_settings()),
+        // As the server runs it: bounded, a hiccup retried, writes timed.
+        store: Arc::new(crate::store::Guarded::new(
+            store,
+            config.store.store_timeout(),
+            metrics.clone(),
+        )),
+        metrics,
         tasks: TaskTracker::new(),
         shutdown,
         rooms: Weak::new(),

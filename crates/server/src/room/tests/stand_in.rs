@@ -21,9 +21,9 @@ async fn room_of_people(
     tweak: impl FnOnce(&mut RoomOptions),
 ) -> (RoomHandle, Vec<Connected>, Vec<String>) {
     let mut ctx = context(Arc::new(Switchable::default()));
-    let mut config = (*ctx.config).clone();
-    config.bot_think_ms = u64::try_from(think.as_millis()).expect("short");
-    ctx.config = Arc::new(config);
+    let mut settings = (*ctx.settings).clone();
+    settings.bots.think = think;
+    ctx.settings = Arc::new(settings);
     started_in(ctx, tweak).await
 }
 

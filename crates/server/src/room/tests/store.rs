@@ -81,7 +81,7 @@ async fn a_hung_store_refuses_the_action_within_the_store_timeout_and_reads_do_n
         matches!(&refused, ServerMessage::Rejected { code, .. } if code == "store_unavailable"),
         "{refused:?}"
     );
-    let limit = Config::for_tests().store_timeout();
+    let limit = Config::for_tests().store.store_timeout();
     assert!(
         waited >= limit && waited < limit + Duration::from_millis(10),
         "refused after {waited:?}, the bound is {limit:?}"
@@ -226,7 +226,7 @@ async fn a_game_without_players_for_the_abandon_time_is_abandoned_and_its_room_c
     })
     .await;
     let mut spectator = room.connect(None, None).await.expect("spectator");
-    let after = Duration::from_secs(Config::for_tests().abandon_after_secs);
+    let after = Duration::from_secs(Config::for_tests().rooms.abandon_after_secs);
     // Two of the three leave; the third stays for two hours: nothing happens.
     room.disconnect(conns[0].conn).await;
     room.disconnect(conns[1].conn).await;
@@ -276,11 +276,11 @@ async fn a_game_of_one_person_and_bots_is_abandoned_while_the_bots_and_a_stand_i
     // person is connected it is not.
     let store = Arc::new(Switchable::default());
     let mut ctx = context(store.clone());
-    let mut config = (*ctx.config).clone();
+    let mut settings = (*ctx.settings).clone();
     // Slow bots and a target of 20: the game is far from over after hours.
-    config.bot_think_ms = 10_000;
-    let after = Duration::from_secs(config.abandon_after_secs);
-    ctx.config = Arc::new(config);
+    settings.bots.think = Duration::from_secs(10);
+    let after = Duration::from_secs(settings.rooms.abandon_after_secs);
+    ctx.settings = Arc::new(settings);
     let options = RoomOptions {
         game: GameOptions::default()
             .with_players(3)

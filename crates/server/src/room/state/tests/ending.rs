@@ -188,7 +188,7 @@ fn restore(
     Room::restore(
         record,
         log,
-        Arc::new(Config::for_tests()),
+        Arc::new(Config::for_tests().room_settings()),
         Arc::new(Metrics::default()),
         t0(),
         Deadlines::Restart,
@@ -398,7 +398,7 @@ fn a_room_taken_over_keeps_its_deadlines_and_a_restarted_one_starts_them_afresh(
         Room::restore(
             record.clone(),
             &log,
-            Arc::new(Config::for_tests()),
+            Arc::new(Config::for_tests().room_settings()),
             Arc::new(Metrics::default()),
             after(t0(), later),
             deadlines,

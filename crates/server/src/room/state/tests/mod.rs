@@ -55,7 +55,7 @@ fn room(options: RoomOptions) -> Room {
         Uuid::nil(),
         options,
         HOST,
-        Arc::new(Config::for_tests()),
+        Arc::new(Config::for_tests().room_settings()),
         Arc::new(Metrics::default()),
         t0(),
     )
@@ -456,8 +456,8 @@ fn a_trade_offer_expires_after_the_trade_timeout() {
 #[test]
 fn an_empty_room_idles_out_and_a_person_keeps_it_open() {
     let mut r = room(options(3, |_| {}));
-    let idle = Duration::from_secs(r.config.idle_room_secs);
-    let empty = Duration::from_secs(r.config.empty_room_secs);
+    let idle = Duration::from_secs(r.settings.rooms.idle_room_secs);
+    let empty = Duration::from_secs(r.settings.rooms.empty_room_secs);
     assert!(empty < idle);
     assert_eq!(
         r.idle_deadline(),

@@ -22,7 +22,7 @@ fn a_restored_room_counts_down_for_the_absent_person_on_turn_from_the_restart() 
     let restored = Room::restore(
         record,
         &[],
-        Arc::new(Config::for_tests()),
+        Arc::new(Config::for_tests().room_settings()),
         Arc::new(Metrics::default()),
         restart,
         Deadlines::Restart,

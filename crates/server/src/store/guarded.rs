@@ -1,0 +1,171 @@
+//! The one wrapper around the store the server uses: every call bounded in time
+//! (`--store-timeout-ms`, retries included), the writes that a hiccup of the
+//! database should not fail retried by their policy ([`super::retry`]), and every
+//! write attempt timed into the `catan_store_write_seconds` histogram. A slow or
+//! hung database makes a call fail as [`StoreError::Unavailable`] once the bound
+//! has passed, so that nothing waiting on the store (a room, a lobby or history
+//! request, `/readyz`) waits longer than that.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use backon::{ExponentialBuilder, Retryable};
+use tokio::time::Instant;
+use tracing::debug;
+use uuid::Uuid;
+
+use super::{ActionRecord, Finish, GameQuery, GameRecord, NewGame, Store, StoreError, retry};
+use crate::metrics::Metrics;
+
+/// How many times the limit the start-up read of unfinished games may take.
+const STARTUP_FACTOR: u32 = 10;
+
+/// Bounds, retries and times the calls of `inner`.
+pub struct Guarded {
+    /// The store doing the work.
+    inner: Arc<dyn Store>,
+    /// The longest wait for one call, retries included.
+    limit: Duration,
+    /// Where write durations go.
+    metrics: Arc<Metrics>,
+}
+
+impl std::fmt::Debug for Guarded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Guarded")
+            .field("limit", &self.limit)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The error of a call that did not answer within `limit`.
+fn timed_out(call: &str, limit: Duration) -> StoreError {
+    StoreError::Unavailable(
+        format!(
+            "the database did not answer {call} within {} ms",
+            limit.as_millis()
+        )
+        .into(),
+    )
+}
+
+impl Guarded {
+    /// Wraps `inner`: each call bounded by `limit`, writes timed into `metrics`.
+    #[must_use]
+    pub fn new(inner: Arc<dyn Store>, limit: Duration, metrics: Arc<Metrics>) -> Guarded {
+        Guarded {
+            inner,
+            limit,
+            metrics,
+        }
+    }
+
+    /// A read, bounded by `limit`.
+    async fn read<T>(
+        &self,
+        call: &'static str,
+        limit: Duration,
+        work: impl Future<Output = Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
+        match tokio::time::timeout(limit, work).await {
+            Ok(out) => out,
+            Err(_) => Err(timed_out(call, limit)),
+        }
+    }
+
+    /// A write: each attempt timed, retried by `policy` (none: one attempt) while
+    /// the error is transient, all within the bound.
+    async fn write<T, Fut>(
+        &self,
+        call: &'static str,
+        policy: Option<ExponentialBuilder>,
+        mut attempt: impl FnMut() -> Fut,
+    ) -> Result<T, StoreError>
+    where
+        Fut: Future<Output = Result<T, StoreError>>,
+    {
+        let mut timed = || {
+            let work = attempt();
+            async move {
+                let start = Instant::now();
+                let out = work.await;
+                self.metrics.store_write.observe(start.elapsed());
+                out
+            }
+        };
+        let attempts = async {
+            match policy {
+                None => timed().await,
+                Some(policy) => timed
+                    .retry(policy)
+                    .sleep(tokio::time::sleep)
+                    .when(StoreError::is_transient)
+                    .notify(
+                        |e, wait| debug!(call, error = %e, ?wait, "store write failed; retrying"),
+                    )
+                    .await,
+            }
+        };
+        self.read(call, self.limit, attempts).await
+    }
+}
+
+#[async_trait]
+impl Store for Guarded {
+    async fn create_game(&self, game: &NewGame) -> Result<(), StoreError> {
+        self.write("create_game", None, || self.inner.create_game(game))
+            .await
+    }
+    /// Retried over a hiccup of the database ([`retry::brief`]): an action the
+    /// store did not take is refused to its player, so it is worth a few tries
+    /// within the bound.
+    async fn append_action(&self, game: Uuid, action: &ActionRecord) -> Result<(), StoreError> {
+        self.write("append_action", Some(retry::brief()), || {
+            self.inner.append_action(game, action)
+        })
+        .await
+    }
+    async fn finish_game(&self, game: Uuid, finish: &Finish) -> Result<(), StoreError> {
+        self.write("finish_game", None, || self.inner.finish_game(game, finish))
+            .await
+    }
+    /// Retried like an append: a game not marked abandoned is restored after a
+    /// restart.
+    async fn abandon_game(&self, game: Uuid) -> Result<(), StoreError> {
+        self.write("abandon_game", Some(retry::brief()), || {
+            self.inner.abandon_game(game)
+        })
+        .await
+    }
+    async fn reserve_seq(&self, game: Uuid, up_to: u64) -> Result<(), StoreError> {
+        self.write("reserve_seq", None, || self.inner.reserve_seq(game, up_to))
+            .await
+    }
+    /// Read once, at start-up, before the server serves (nothing waits on it but
+    /// the start-up itself), and the largest read there is: bounded by ten times
+    /// the limit, so that a large database does not keep the server from starting.
+    async fn unfinished_games(&self) -> Result<Vec<GameRecord>, StoreError> {
+        let limit = self.limit * STARTUP_FACTOR;
+        self.read("unfinished_games", limit, self.inner.unfinished_games())
+            .await
+    }
+    async fn finished_games(&self, query: &GameQuery) -> Result<Vec<GameRecord>, StoreError> {
+        self.read(
+            "finished_games",
+            self.limit,
+            self.inner.finished_games(query),
+        )
+        .await
+    }
+    async fn game(&self, id: Uuid) -> Result<GameRecord, StoreError> {
+        self.read("game", self.limit, self.inner.game(id)).await
+    }
+    async fn actions(&self, id: Uuid) -> Result<Vec<ActionRecord>, StoreError> {
+        self.read("actions", self.limit, self.inner.actions(id))
+            .await
+    }
+    async fn health(&self) -> Result<(), StoreError> {
+        self.read("health", self.limit, self.inner.health()).await
+    }
+}
