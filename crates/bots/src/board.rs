@@ -43,7 +43,7 @@ pub(crate) struct Board<'a> {
 
 impl<'a> Board<'a> {
     /// Indexes `view`; `None` for a spectator's view (no seat to play for).
-    pub fn new(view: &'a GameView) -> Option<Board<'a>> {
+    pub(crate) fn new(view: &'a GameView) -> Option<Board<'a>> {
         let me = view.me?;
         let topo = topology();
         let mut building = [None; VERTEX_COUNT];
@@ -71,72 +71,72 @@ impl<'a> Board<'a> {
     }
 
     /// The viewer's seat.
-    pub fn seat(&self) -> Seat {
+    pub(crate) fn seat(&self) -> Seat {
         self.me.seat
     }
 
     /// The viewer's hand.
-    pub fn hand(&self) -> Resources {
+    pub(crate) fn hand(&self) -> Resources {
         self.me.hand
     }
 
     /// Public facts about `seat`.
-    pub fn player(&self, seat: Seat) -> &PlayerView {
+    pub(crate) fn player(&self, seat: Seat) -> &PlayerView {
         &self.view.players[seat.index()]
     }
 
     /// Public facts about the viewer.
-    pub fn my_player(&self) -> &PlayerView {
+    pub(crate) fn my_player(&self) -> &PlayerView {
         self.player(self.seat())
     }
 
     /// Every opponent's public facts.
-    pub fn opponents(&self) -> impl Iterator<Item = &PlayerView> + '_ {
+    pub(crate) fn opponents(&self) -> impl Iterator<Item = &PlayerView> + '_ {
         let me = self.seat();
         self.view.players.iter().filter(move |p| p.seat != me)
     }
 
     /// The opponent closest to winning by public points (ties: more cards in hand,
     /// which may hide VP cards and builds).
-    pub fn leader(&self) -> Option<Seat> {
+    pub(crate) fn leader(&self) -> Option<Seat> {
         self.opponents()
             .max_by_key(|p| (p.public_vp, p.dev_cards + p.resource_cards, p.seat.0))
             .map(|p| p.seat)
     }
 
     /// The building on `v`.
-    pub fn building(&self, v: VertexId) -> Option<(Seat, bool)> {
+    pub(crate) fn building(&self, v: VertexId) -> Option<(Seat, bool)> {
         self.building[v.index()]
     }
 
     /// The road on `e`.
-    pub fn road(&self, e: EdgeId) -> Option<Seat> {
+    pub(crate) fn road(&self, e: EdgeId) -> Option<Seat> {
         self.road[e.index()]
     }
 
     /// The harbor `v` gives access to.
-    pub fn harbor(&self, v: VertexId) -> Option<Option<Resource>> {
+    pub(crate) fn harbor(&self, v: VertexId) -> Option<Option<Resource>> {
         self.harbor[v.index()]
     }
 
     /// The resource `t` produces.
-    pub fn tile_resource(&self, t: TileId) -> Option<Resource> {
+    pub(crate) fn tile_resource(&self, t: TileId) -> Option<Resource> {
         self.view.map.terrain[t.index()].resource()
     }
 
     /// Pips of `t`'s number.
-    pub fn tile_pips(&self, t: TileId) -> u32 {
+    pub(crate) fn tile_pips(&self, t: TileId) -> u32 {
         pips(self.view.map.numbers[t.index()])
     }
 
     /// Whether a settlement may stand on `v` by the distance rule, as the
     /// engine decides it.
-    pub fn is_free_spot(&self, v: VertexId) -> bool {
+    pub(crate) fn is_free_spot(&self, v: VertexId) -> bool {
         rules::distance_ok(self.occupied, v)
     }
 
     /// Pips per resource that a settlement on `v` would collect.
-    pub fn vertex_yield(&self, v: VertexId) -> [u32; 5] {
+    pub(crate) fn vertex_yield(&self, v: VertexId) -> [u32; 5] {
         let mut y = [0; 5];
         for &t in &topology().vertex_tiles[v.index()] {
             if let Some(r) = self.tile_resource(t) {
@@ -147,7 +147,7 @@ impl<'a> Board<'a> {
     }
 
     /// Pips per resource that `seat` collects now (cities twice, robber tile not).
-    pub fn production(&self, seat: Seat) -> [u32; 5] {
+    pub(crate) fn production(&self, seat: Seat) -> [u32; 5] {
         let mut y = [0; 5];
         for (v, b) in self.building.iter().enumerate() {
             let Some((owner, city)) = *b else { continue };
@@ -167,7 +167,7 @@ impl<'a> Board<'a> {
     }
 
     /// The viewer's settlements (not cities).
-    pub fn my_settlements(&self) -> impl Iterator<Item = VertexId> + '_ {
+    pub(crate) fn my_settlements(&self) -> impl Iterator<Item = VertexId> + '_ {
         let me = self.seat();
         (0..VERTEX_COUNT).filter_map(move |v| {
             let v = VertexId(v as u8);
@@ -176,12 +176,12 @@ impl<'a> Board<'a> {
     }
 
     /// The viewer's roads as a mask.
-    pub fn my_roads(&self) -> EdgeMask {
+    pub(crate) fn my_roads(&self) -> EdgeMask {
         self.roads_of(self.seat())
     }
 
     /// `seat`'s roads as a mask.
-    pub fn roads_of(&self, seat: Seat) -> EdgeMask {
+    pub(crate) fn roads_of(&self, seat: Seat) -> EdgeMask {
         self.view
             .roads
             .iter()
@@ -191,7 +191,7 @@ impl<'a> Board<'a> {
 
     /// Free spots touching one of the viewer's roads: where a settlement could be
     /// built now with the cards, as the engine lists them.
-    pub fn reachable_spots(&self) -> Vec<VertexId> {
+    pub(crate) fn reachable_spots(&self) -> Vec<VertexId> {
         let spots = rules::settlement_spots(self.my_roads(), self.occupied);
         (0..VERTEX_COUNT)
             .map(|v| VertexId(v as u8))
@@ -201,7 +201,7 @@ impl<'a> Board<'a> {
 
     /// How good a new settlement on `v` is for a seat producing `prod`: weighted
     /// pips, a bonus for resources not produced yet, and its harbor.
-    pub fn spot_value(&self, v: VertexId, prod: &[u32; 5]) -> f32 {
+    pub(crate) fn spot_value(&self, v: VertexId, prod: &[u32; 5]) -> f32 {
         let y = self.vertex_yield(v);
         let mut value = 0.0;
         for r in 0..5 {
@@ -219,13 +219,13 @@ impl<'a> Board<'a> {
     }
 
     /// Whether `seat` may route a road through `v` (no opponent building, R-5.2).
-    pub fn passable(&self, v: VertexId, seat: Seat) -> bool {
+    pub(crate) fn passable(&self, v: VertexId, seat: Seat) -> bool {
         self.building(v).is_none_or(|(s, _)| s == seat)
     }
 
     /// `seat`'s longest route if it also had the roads in `extra`, measured
     /// by the engine.
-    pub fn longest_route(&self, seat: Seat, extra: EdgeMask) -> u32 {
+    pub(crate) fn longest_route(&self, seat: Seat, extra: EdgeMask) -> u32 {
         let own = self.view.buildings_of(seat);
         u32::from(rules::route_length(
             self.roads_of(seat) | extra,
@@ -236,12 +236,12 @@ impl<'a> Board<'a> {
 
     /// Empty paths where the viewer could build a road now, cards and pieces aside
     /// as the engine lists them.
-    pub fn road_spots(&self) -> EdgeMask {
+    pub(crate) fn road_spots(&self) -> EdgeMask {
         self.view.road_spots(self.seat())
     }
 
     /// Tiles that touch one of `seat`'s buildings.
-    pub fn touches(&self, t: TileId, seat: Seat) -> bool {
+    pub(crate) fn touches(&self, t: TileId, seat: Seat) -> bool {
         topology().tile_vertices[t.index()]
             .iter()
             .any(|v| self.building(*v).is_some_and(|(s, _)| s == seat))

@@ -20,7 +20,7 @@ pub(crate) enum Goal {
 
 impl Goal {
     /// What the goal costs.
-    pub fn cost(self) -> Resources {
+    pub(crate) fn cost(self) -> Resources {
         match self {
             Goal::City => Resources::CITY,
             Goal::Settlement => Resources::SETTLEMENT,

@@ -74,6 +74,7 @@ impl Outcome {
 }
 
 /// A seat being played over its WebSocket by the one bot driver.
+#[derive(Debug)]
 pub struct SeatClient {
     /// The socket.
     ws: Ws,

@@ -40,7 +40,7 @@ pub(crate) struct TradeMemory {
 
 impl TradeMemory {
     /// Forgets everything from an earlier turn.
-    pub fn start(&mut self, turn: u32) {
+    pub(super) fn start(&mut self, turn: u32) {
         if self.turn != turn {
             *self = TradeMemory {
                 turn,

@@ -22,7 +22,7 @@ use catan_engine::{DevCard, DevCards, Event, GameView, MAX_SEATS, Resource, Reso
 
 /// Certain cards per seat and played development cards, from events.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Known {
+pub(crate) struct Known {
     /// Per seat, cards it certainly holds.
     hands: [Resources; MAX_SEATS],
     /// Development cards played, Knights left out.
@@ -32,12 +32,12 @@ pub struct Known {
 impl Known {
     /// Knows nothing yet.
     #[must_use]
-    pub fn new() -> Known {
+    pub(crate) fn new() -> Known {
         Known::default()
     }
 
     /// Learns from one event, as the seat received it (redacted for it).
-    pub fn observe(&mut self, event: &Event) {
+    pub(crate) fn observe(&mut self, event: &Event) {
         match *event {
             Event::Produced { seat, cards }
             | Event::StartingResources { seat, cards }
@@ -96,7 +96,7 @@ impl Known {
     /// The cards `seat` certainly holds, if that agrees with `view` (no more than
     /// its count of cards); else nothing is certain.
     #[must_use]
-    pub fn hand(&self, view: &GameView, seat: Seat) -> Resources {
+    pub(crate) fn hand(&self, view: &GameView, seat: Seat) -> Resources {
         let hand = self.hands.get(seat.index()).copied().unwrap_or_default();
         let count = view
             .players
@@ -112,7 +112,7 @@ impl Known {
 
     /// Development cards played, Knights left out.
     #[must_use]
-    pub fn played(&self) -> DevCards {
+    pub(crate) fn played(&self) -> DevCards {
         self.played
     }
 

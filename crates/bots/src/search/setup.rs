@@ -18,7 +18,7 @@ use crate::board::Board;
 use crate::heuristic::setup::ranked;
 
 /// Spots searched at most: the medium level's best ones.
-pub const SETUP_CANDIDATES: usize = 8;
+pub(super) const SETUP_CANDIDATES: usize = 8;
 
 /// The candidates of a setup placement of `me`, the medium level's choice first:
 /// its best [`SETUP_CANDIDATES`] settlements, or every legal road next to the new

@@ -21,10 +21,10 @@ use super::{Budget, Known, determinize, playout};
 use crate::board::Board;
 
 /// Candidates searched at most (the medium choice included).
-pub const MAX_CANDIDATES: usize = 6;
+pub(super) const MAX_CANDIDATES: usize = 6;
 /// How much better (in [`super::score`]'s units: a win is 1) an alternative's mean
 /// must be to replace the medium choice.
-pub const DEVIATE_MARGIN: f64 = 0.02;
+pub(super) const DEVIATE_MARGIN: f64 = 0.02;
 /// Paired samples an alternative needs before it may replace the medium choice.
 const MIN_SAMPLES: u32 = 8;
 
