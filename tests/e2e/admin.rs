@@ -14,7 +14,7 @@ use serde_json::json;
 use uuid::Uuid;
 
 /// The admin token of these tests.
-pub const TOKEN: &str = "admin-token-for-the-e2e-suite-0123";
+pub(crate) const TOKEN: &str = "admin-token-for-the-e2e-suite-0123";
 
 pub(crate) async fn admin_server(tweak: impl FnOnce(&mut catan_server::Config)) -> TestServer {
     TestServer::start_with(|c| {
@@ -402,7 +402,7 @@ async fn the_room_list_and_inspection_show_what_the_rooms_hold_and_clients_see()
     let seqs = |d: &AdminRoomDetail| -> Vec<u64> {
         d.events
             .iter()
-            .map(|m| seq_of(m).expect("broadcast"))
+            .map(|m| m.seq().expect("broadcast"))
             .collect()
     };
     assert_eq!(
@@ -434,17 +434,6 @@ async fn the_room_list_and_inspection_show_what_the_rooms_hold_and_clients_see()
         .await;
     assert_eq!(r.status(), 404);
     server.stop().await;
-}
-
-fn seq_of(m: &ServerMessage) -> Option<u64> {
-    match m {
-        ServerMessage::Events { seq, .. }
-        | ServerMessage::Chat { seq, .. }
-        | ServerMessage::Presence { seq, .. }
-        | ServerMessage::Room { seq, .. } => Some(*seq),
-        ServerMessage::GameOver(info) => Some(info.seq),
-        _ => None,
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -98,23 +98,11 @@ async fn a_hung_store_refuses_the_action_within_the_store_timeout_and_reads_do_n
     assert_eq!(store.actions.lock().expect("lock").len(), 1);
 }
 
-/// The seq of a numbered broadcast.
-fn seq_of(m: &ServerMessage) -> Option<u64> {
-    match m {
-        ServerMessage::Events { seq, .. }
-        | ServerMessage::Chat { seq, .. }
-        | ServerMessage::Presence { seq, .. }
-        | ServerMessage::Room { seq, .. } => Some(*seq),
-        _ => None,
-    }
-}
-
 #[tokio::test(start_paused = true)]
 async fn after_a_restart_no_sequence_number_is_used_twice() {
-    // Point 1 of "store-facing hardening": chat after the last stored action, then
-    // a restart, then new broadcasts. A watcher who saw the chat resumes with a
-    // `last_seq` past the stored log: it must get a snapshot, not a `resumed` that
-    // skips the new road.
+    // Chat after the last stored action, then a restart, then new broadcasts. A
+    // watcher who saw the chat resumes with a `last_seq` past the stored log: it must
+    // get a snapshot, not a `resumed` that skips the new road.
     let store = Arc::new(Switchable::default());
     let (room, mut conns, tokens) = started_with_tokens(store.clone(), |_| {}).await;
     let (mover, action) = first_mover(&mut conns).await;
@@ -144,7 +132,7 @@ async fn after_a_restart_no_sequence_number_is_used_twice() {
             matches!(m, ServerMessage::Chat { .. })
         })
         .await;
-        last_seq = seq_of(&m).expect("numbered");
+        last_seq = m.seq().expect("numbered");
     }
     tokio::time::sleep(Duration::from_millis(10)).await;
     let stored = store.actions.lock().expect("lock").clone();
@@ -190,7 +178,7 @@ async fn after_a_restart_no_sequence_number_is_used_twice() {
         matches!(m, ServerMessage::Events { .. })
     })
     .await;
-    let new_seq = seq_of(&new).expect("numbered");
+    let new_seq = new.seq().expect("numbered");
     assert!(
         new_seq > last_seq,
         "never a number of the previous run: {new_seq}"
@@ -216,8 +204,8 @@ async fn after_a_restart_no_sequence_number_is_used_twice() {
 
 #[tokio::test(start_paused = true)]
 async fn a_game_without_players_for_the_abandon_time_is_abandoned_and_its_room_closed() {
-    // Point 5 of "store-facing hardening": `--abandon-after-secs` (3600 s by
-    // default) without a person in a seat; spectators do not count.
+    // `--abandon-after-secs` (3600 s by default) without a person in a seat;
+    // spectators do not count.
     let store = Arc::new(Switchable::default());
     // No stand-ins either: they would play the game to its end meanwhile.
     let (room, conns) = started(store.clone(), |o| {
