@@ -1,11 +1,12 @@
-//! Faults (issue "Faults and abuse"): what the server's own bots do when the
-//! database refuses their writes for a while.
+//! Faults: what the server's own bots do when the database refuses their writes for
+//! a while, or stops answering.
 //!
-//! Point 1 of the issue: "Bots freeze forever after one refused write. After the
-//! database refused action writes for 5 s and recovered, 9 of 10 rooms of random bots
-//! and 5 of 10 of heuristic bots never acted again." The built-in bots run
-//! `catan_bots::SeatDriver`, which asks for a snapshot (`sync`) after any refusal and
-//! decides again, waiting longer after each refusal in a row.
+//! A bot whose write was refused must not freeze: after the database refused action
+//! writes for 5 s and recovered, every room of random and heuristic bots acts again
+//! (before the fix 9 of 10 rooms of random bots and 5 of 10 of heuristic bots never
+//! did). The built-in bots run `catan_bots::SeatDriver`, which asks for a snapshot
+//! (`sync`) after any refusal and decides again, waiting longer after each refusal in
+//! a row.
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -165,11 +166,11 @@ async fn bots_play_on_to_the_end_after_the_store_refused_their_writes_for_a_whil
     server.stop().await;
 }
 
-/// Point 2 of "store-facing hardening": a database that accepts connections and
-/// never answers. Each call is bounded (`--store-timeout-ms`, 2 s by default): an
-/// action is refused with `store_unavailable` within the bound, retries included;
-/// the room lists and administrators' inspection answer from the rooms themselves
-/// in milliseconds meanwhile; `/readyz` says not ready.
+/// A database that accepts connections and never answers. Each call is bounded
+/// (`--store-timeout-ms`, 2 s by default): an action is refused with
+/// `store_unavailable` within the bound, retries included; the room lists and
+/// administrators' inspection answer from the rooms themselves in milliseconds
+/// meanwhile; `/readyz` says not ready.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hung_store_refuses_actions_within_the_bound_and_holds_up_no_listing() {
     const TOKEN: &str = "admin-secret";

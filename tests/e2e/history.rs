@@ -52,9 +52,9 @@ fn not_finished_whole(over: &GameOverInfo, g: &GameSummary) -> Option<String> {
     (!whole).then(|| format!("{:?} {:?}", g.status, g.players))
 }
 
-/// Point 4 of "store-facing hardening": over many fast games, the record read right
-/// after `game_over` is never `playing` nor half-written (the result is stored
-/// before `game_over` is broadcast, and a record is read in one statement).
+/// Over many fast games, the record read right after `game_over` is never `playing`
+/// nor half-written (the result is stored before `game_over` is broadcast, and a
+/// record is read in one statement).
 async fn every_record_is_finished_at_game_over(url: &str) {
     const GAMES: usize = 40;
     const AT_ONCE: usize = 8;
@@ -88,8 +88,8 @@ async fn a_game_is_finished_in_the_history_when_game_over_is_heard_postgres() {
     every_record_is_finished_at_game_over(&fresh_postgres_url().await).await;
 }
 
-/// Point 3: the finished game of an unlisted room is not in `GET /api/games` (nor
-/// with a player filter), only by its id.
+/// The finished game of an unlisted room is not in `GET /api/games` (nor with a
+/// player filter), only by its id.
 async fn unlisted_games_are_not_listed(url: &str) {
     let server = TestServer::start_with(|c| c.store.database_url = url.into()).await;
     let (public, _, _) = bots_game_then_read(&server, true).await;

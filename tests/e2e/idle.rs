@@ -107,10 +107,10 @@ async fn a_finished_room_without_people_is_closed_after_the_shorter_finished_tim
     server.stop().await;
 }
 
-/// Point 5 of "store-facing hardening": a game in which no person has been
-/// connected to a seat for `--abandon-after-secs` is ended as abandoned: its room
-/// closed, the game stored as `abandoned` with no winner, and not restored when
-/// the server starts again; a game whose player is connected is restored.
+/// A game in which no person has been connected to a seat for
+/// `--abandon-after-secs` is ended as abandoned: its room closed, the game stored as
+/// `abandoned` with no winner, and not restored when the server starts again; a game
+/// whose player is connected is restored.
 async fn abandoned_games_are_not_restored(url: &str) {
     use catan_e2e::TestServer;
     use catan_protocol::{GameStatus, GameSummary};
