@@ -1,8 +1,9 @@
 //! The browser client in real headless browsers from Debian's packages: runs
 //! `node --test web/tests/` (puppeteer-core driving `chromium` over the DevTools
 //! protocol and `firefox-esr` over WebDriver BiDi) against a server started here, so
-//! that `cargo test` covers the client in both. One test per browser; they take
-//! turns, since two browsers at once overload a small machine.
+//! that `cargo test` covers the client in both. One test per browser, each holding
+//! two cores ([`catan_e2e::hold_cores`]): on a small machine they take turns, since
+//! two browsers at once overload it.
 //!
 //! Skipped, with a message, when the browser or `web/node_modules` is missing,
 //! unless `CATAN_REQUIRE_BROWSER` is set (as `.ci/run` does): then a missing
@@ -11,7 +12,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use catan_e2e::TestServer;
+use catan_e2e::{Load, TestServer, hold_cores};
 
 /// The admin token of the server under test: the whole games are compared with the
 /// engine's view from the admin API (`?view=`).
@@ -44,7 +45,13 @@ async fn run_browser_tests(name: &str, binary: &str, package: &str) {
         return;
     }
 
-    let _turn = catan_e2e::MACHINE_HEAVY.lock().await;
+    let _cores = hold_cores(
+        Load::Cores(2),
+        "a headless browser drawing games as fast as the server's bots play them; its \
+         scenarios are timed by what the page shows, and a spectator page that fell \
+         behind beside another heavy test was given a snapshot instead of the events it counts",
+    )
+    .await;
     let server = TestServer::start_with(|c| {
         c.bots.bot_think_ms = 0;
         c.admin_token = Some(ADMIN_TOKEN.into());

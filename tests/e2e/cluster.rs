@@ -4,7 +4,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use catan_e2e::{Client, TestServer, fresh_postgres_url, fresh_sqlite_url, play_randomly};
+use catan_e2e::{
+    Client, Load, TestServer, fresh_postgres_url, fresh_sqlite_url, hold_cores, play_randomly,
+};
 use catan_engine::{Action, Seat};
 use catan_protocol::{ClosingReason, ServerMessage};
 use catan_server::store::{
@@ -618,8 +620,11 @@ async fn an_owner_paused_past_its_lease_writes_nothing_more_once_resumed_and_clo
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sixty_rooms_of_bots_on_three_instances_all_finish_when_one_instance_is_killed() {
-    // Three server processes and many rooms: not beside a browser's scenarios.
-    let _machine = catan_e2e::MACHINE_HEAVY.lock().await;
+    let _cores = hold_cores(
+        Load::WholeMachine,
+        "three server processes playing sixty rooms of bots as fast as they can",
+    )
+    .await;
     let url = fresh_postgres_url().await;
     let plain = SqlStore::connect(&url).await.expect("store");
     let mut servers = instances(&url, &plain, &["a", "b", "c"], "2").await;
@@ -794,8 +799,12 @@ async fn keep_playing(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rolling_restart_of_three_instances_costs_each_seat_at_most_one_reconnect_per_restart() {
-    // Three server processes and many rooms: not beside a browser's scenarios.
-    let _machine = catan_e2e::MACHINE_HEAVY.lock().await;
+    let _cores = hold_cores(
+        Load::Cores(2),
+        "three server processes restarted in turn under six rooms of bots; each seat's \
+         reconnects are counted, and a restart slowed by another heavy test costs more",
+    )
+    .await;
     let url = fresh_postgres_url().await;
     let plain = SqlStore::connect(&url).await.expect("store");
     let mut servers = instances(&url, &plain, &["a", "b", "c"], "3").await;

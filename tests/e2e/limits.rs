@@ -251,8 +251,7 @@ async fn one_address_reconnecting_without_pause_is_refused_after_the_burst_and_a
     }
     let refused = ws_from(&server, "127.0.0.1", room)
         .await
-        .err()
-        .expect("the 4th upgrade in a row is refused");
+        .expect_err("the 4th upgrade in a row is refused");
     assert_eq!(
         (refused.status, refused.code.as_str()),
         (429, "rate_limited")

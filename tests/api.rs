@@ -1,0 +1,110 @@
+//! The HTTP API as a test calls it: the lobby's calls that must succeed (each panics
+//! with the server's answer otherwise), and the admin API with the admin token.
+
+use catan_protocol::{CreateRoomResponse, RoomInfo, TakeSeatResponse};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use crate::TestServer;
+
+impl TestServer {
+    /// `POST /api/rooms` with `body`; panics unless created.
+    pub async fn create_room(&self, body: Value) -> CreateRoomResponse {
+        let r = self
+            .http
+            .post(self.url("/api/rooms"))
+            .json(&body)
+            .send()
+            .await
+            .expect("http");
+        assert_eq!(
+            r.status(),
+            201,
+            "create room: {}",
+            r.text().await.unwrap_or_default()
+        );
+        r.json().await.expect("json")
+    }
+
+    /// Takes a seat; panics unless it works.
+    pub async fn take_seat(&self, room: Uuid, name: &str) -> TakeSeatResponse {
+        let r = self
+            .http
+            .post(self.url(&format!("/api/rooms/{room}/seats")))
+            .json(&json!({ "name": name }))
+            .send()
+            .await
+            .expect("http");
+        assert_eq!(
+            r.status(),
+            201,
+            "take seat: {}",
+            r.text().await.unwrap_or_default()
+        );
+        r.json().await.expect("json")
+    }
+
+    /// Adds a bot of the default kind; panics unless it works.
+    pub async fn add_bot(&self, room: Uuid, host: &str) {
+        self.add_bot_of_kind(room, host, None).await;
+    }
+
+    /// Adds a bot of `kind` (`"random"`, `"medium"`...; `None`: the default);
+    /// panics unless it works.
+    pub async fn add_bot_of_kind(&self, room: Uuid, host: &str, kind: Option<&str>) {
+        let body = kind.map_or_else(|| json!({}), |k| json!({ "kind": k }));
+        let r = self
+            .http
+            .post(self.url(&format!("/api/rooms/{room}/bots")))
+            .bearer_auth(host)
+            .json(&body)
+            .send()
+            .await
+            .expect("http");
+        assert_eq!(
+            r.status(),
+            201,
+            "add bot: {}",
+            r.text().await.unwrap_or_default()
+        );
+    }
+
+    /// Starts the game; panics unless it works.
+    pub async fn start_game(&self, room: Uuid, host: &str) -> RoomInfo {
+        let r = self
+            .http
+            .post(self.url(&format!("/api/rooms/{room}/start")))
+            .bearer_auth(host)
+            .send()
+            .await
+            .expect("http");
+        assert_eq!(
+            r.status(),
+            200,
+            "start: {}",
+            r.text().await.unwrap_or_default()
+        );
+        r.json().await.expect("json")
+    }
+
+    /// `GET` on the admin listener with the admin token.
+    pub async fn admin_get(&self, path: &str) -> reqwest::Response {
+        self.http
+            .get(self.admin_url(path))
+            .bearer_auth(self.admin_token.as_deref().expect("admin token"))
+            .send()
+            .await
+            .expect("http")
+    }
+
+    /// `POST` on the admin listener with the admin token and a JSON body.
+    pub async fn admin_post(&self, path: &str, body: &Value) -> reqwest::Response {
+        self.http
+            .post(self.admin_url(path))
+            .bearer_auth(self.admin_token.as_deref().expect("admin token"))
+            .json(body)
+            .send()
+            .await
+            .expect("http")
+    }
+}
