@@ -30,6 +30,7 @@ use catan_protocol::{
 use catan_protocol::{AdminRoomDetail, AdminRoomSummary, CloseRoomResponse};
 
 pub use config::{RoomConfig, RoomSettings};
+pub use state::RestoreError;
 pub(crate) use state::now_ms;
 pub use task::RoomTask;
 
@@ -208,13 +209,13 @@ impl RoomHandle {
     /// its timers started again as `deadlines` says.
     ///
     /// # Errors
-    /// If the stored log does not replay.
+    /// [`RestoreError`]: the stored log does not replay.
     pub fn restore(
         ctx: RoomContext,
         record: GameRecord,
         actions: &[ActionRecord],
         deadlines: Deadlines,
-    ) -> Result<RoomHandle, String> {
+    ) -> Result<RoomHandle, RestoreError> {
         let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
         let handle = RoomHandle {
             id: record.game.id,

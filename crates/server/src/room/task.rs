@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 mod store;
 
-use super::state::{Now, Out, RematchPlan, Room, Timer};
+use super::state::{Now, Out, RematchPlan, RestoreError, Room, Timer};
 use super::writes::{SeqReservation, store_finish};
 use super::{Command, ConnId, ConnShared, Connected, Outbound, RoomContext, RoomHandle};
 use crate::error::LobbyError;
@@ -108,7 +108,7 @@ impl RoomTask {
         rx: mpsc::Receiver<Command>,
         handle: RoomHandle,
         deadlines: super::Deadlines,
-    ) -> Result<(RoomTask, Vec<(String, BotKind)>), String> {
+    ) -> Result<(RoomTask, Vec<(String, BotKind)>), RestoreError> {
         let restored = Room::restore(
             record,
             actions,

@@ -4,7 +4,7 @@
 use catan_engine::Seat;
 use catan_protocol::{AdminRoomDetail, AdminRoomSummary, LobbyError};
 
-use super::{Match, Room, Stage};
+use super::{Match, Room};
 
 impl Room {
     /// The room as listed to administrators.
@@ -13,13 +13,13 @@ impl Room {
         AdminRoomSummary {
             id: self.id,
             status: self.status(),
-            phase: self.stage.game().map(|m| m.game.phase()),
+            phase: self.stage.game().map(|m| m.game().phase()),
             options: self.options,
             seats: info.seats,
-            spectators: self.conns.values().filter(|c| c.seat.is_none()).count(),
+            spectators: self.conns.spectators(),
             created_at: self.created_at,
-            last_activity: self.last_activity.unix_ms,
-            seq: self.seq,
+            last_activity: self.life.last_activity().unix_ms,
+            seq: self.seq(),
             actions: self.stage.game().map_or(0, Match::actions),
         }
     }
@@ -42,7 +42,7 @@ impl Room {
                 let m = game.ok_or_else(|| {
                     LobbyError::BadRequest("view: the game has not started".to_owned())
                 })?;
-                if seat.0 >= m.game.options().players {
+                if seat.0 >= m.game().options().players {
                     return Err(LobbyError::NoSuchSeat);
                 }
                 Some(Box::new(m.view_at(seat, at_seq)))
@@ -50,16 +50,13 @@ impl Room {
         };
         Ok(AdminRoomDetail {
             room: self.admin_summary(),
-            seed_commitment: game.map(|m| m.seed_commitment.clone()),
-            game: game.map(|m| Box::new(m.game.clone())),
-            offers: game.map(|m| m.game.offers().to_vec()).unwrap_or_default(),
+            seed_commitment: game.map(|m| m.seed_commitment().to_owned()),
+            game: game.map(|m| Box::new(m.game().clone())),
+            offers: game.map(|m| m.game().offers().to_vec()).unwrap_or_default(),
             deadline,
             offer_deadlines,
-            game_over: match &self.stage {
-                Stage::Finished { over, .. } => Some(over.clone()),
-                _ => None,
-            },
-            events: self.backlog_tail(events),
+            game_over: self.stage.over().cloned(),
+            events: self.outbox.tail(events),
             view,
         })
     }

@@ -1,29 +1,33 @@
-//! The room's game: the stages of its life and the started game with its log.
+//! The room's game: the stages of its life ([`Stage`]) and the started game with
+//! its log ([`Match`]). Only here does a game move on or a stage change.
 
 use catan_engine::{Action, Actor, Event, Game, GameView, Replay, Seat, Tally};
-use catan_protocol::{GameOverInfo, RoomStatus};
+use catan_protocol::{GameOverInfo, RoomOptions, RoomStatus};
+use uuid::Uuid;
 
+use super::Now;
 use super::timers::Timers;
+use crate::store::{ActionRecord, Finish};
 
 /// A started game and what was committed to at its start.
 #[derive(Debug, Clone)]
 pub(crate) struct Match {
     /// The game itself.
-    pub(super) game: Game,
+    game: Game,
     /// Salt of the seed commitment, revealed at game over.
-    pub(super) seed_salt: String,
+    seed_salt: String,
     /// Published commitment to the seed.
-    pub(super) seed_commitment: String,
+    seed_commitment: String,
     /// The statistics of the game so far, for its `game_over` (hidden information
     /// until then: never shown during the game).
-    pub(super) tally: Tally,
+    tally: Tally,
     /// The game as it started, from which [`Match::log`] replays it: the room
     /// rebuilds a seat's history from these (`history`, protocol.md 5.1.5) rather
     /// than keep every event.
-    pub(super) initial: Game,
+    initial: Game,
     /// Every action accepted and stored so far, in order, with the `seq` of the
     /// broadcast that announced it (its index is its number in the stored log).
-    pub(super) log: Vec<(u64, Actor, Action)>,
+    log: Vec<(u64, Actor, Action)>,
 }
 
 impl Match {
@@ -60,7 +64,7 @@ impl Match {
         replay.into_game()
     }
 
-    /// A game just started (or restored, `log` being what the store replayed).
+    /// A game just started.
     pub(super) fn new(game: Game, seed_salt: String, seed_commitment: String) -> Match {
         Match {
             initial: game.clone(),
@@ -69,6 +73,62 @@ impl Match {
             seed_commitment,
             log: Vec::new(),
             tally: Tally::default(),
+        }
+    }
+
+    /// A game restored from the store: `initial` replayed through `log` (each entry
+    /// with the number of its broadcast) is `game`, whose events were `tally`'s.
+    pub(super) fn restored(
+        initial: Game,
+        game: Game,
+        tally: Tally,
+        log: Vec<(u64, Actor, Action)>,
+        seed_salt: String,
+        seed_commitment: String,
+    ) -> Match {
+        Match {
+            game,
+            seed_salt,
+            seed_commitment,
+            tally,
+            initial,
+            log,
+        }
+    }
+
+    /// The game as it stands.
+    pub(crate) fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// The published commitment to the seed.
+    pub(super) fn seed_commitment(&self) -> &str {
+        &self.seed_commitment
+    }
+
+    /// Every action committed so far, with the number of its broadcast.
+    pub(super) fn log(&self) -> &[(u64, Actor, Action)] {
+        &self.log
+    }
+
+    /// Takes an action the store has into the game: `game` is the game after it,
+    /// announced by broadcast `room_seq`.
+    fn commit(&mut self, game: Game, record: &ActionRecord, events: &[Event], room_seq: u64) {
+        self.game = game;
+        self.tally.record(events);
+        self.log.push((room_seq, record.actor(), record.action));
+    }
+
+    /// The result of the game as broadcast at its end, numbered `seq`: the seed and
+    /// its salt revealed, the statistics.
+    fn over(&self, seq: u64, finish: &Finish) -> GameOverInfo {
+        GameOverInfo {
+            seq,
+            winner: finish.winner,
+            scores: finish.scores.clone(),
+            seed: self.game.seed().to_string(),
+            seed_salt: self.seed_salt.clone(),
+            stats: self.tally.stats(&self.game),
         }
     }
 
@@ -96,6 +156,8 @@ pub(crate) enum Stage {
         game: Box<Match>,
         /// Its result, as broadcast.
         over: GameOverInfo,
+        /// The room of the rematch, once someone asked for one.
+        rematch: Option<Uuid>,
     },
 }
 
@@ -116,4 +178,118 @@ impl Stage {
             Stage::Playing { game, .. } | Stage::Finished { game, .. } => Some(game),
         }
     }
+
+    /// A game starting now: its first phase's deadline set from `options`.
+    pub(super) fn playing(game: Match, options: &RoomOptions, now: Now) -> Stage {
+        let mut timers = Timers::default();
+        timers.follow(&game.game, options, now);
+        Stage::Playing {
+            game: Box::new(game),
+            timers,
+        }
+    }
+
+    /// The legal actions of `seat` (none for spectators and outside a game).
+    pub(super) fn legal_for(&self, seat: Option<Seat>) -> Vec<Action> {
+        match (self, seat) {
+            (Stage::Playing { game, .. }, Some(s)) => game.game.legal_actions(s),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The deadlines of the game in progress.
+    pub(super) fn timers(&self) -> Option<&Timers> {
+        match self {
+            Stage::Playing { timers, .. } => Some(timers),
+            _ => None,
+        }
+    }
+
+    /// The deadlines of the game in progress, to change.
+    pub(super) fn timers_mut(&mut self) -> Option<&mut Timers> {
+        match self {
+            Stage::Playing { timers, .. } => Some(timers),
+            _ => None,
+        }
+    }
+
+    /// Stops every deadline (the room is closing).
+    pub(super) fn stop_timers(&mut self) {
+        if let Some(t) = self.timers_mut() {
+            *t = Timers::default();
+        }
+    }
+
+    /// Takes a stored action into the game in progress (`game` is the game after
+    /// it, announced by broadcast `room_seq`); its deadlines follow. False outside a
+    /// game in progress (nothing changes).
+    pub(super) fn commit(
+        &mut self,
+        game: Game,
+        record: &ActionRecord,
+        events: &[Event],
+        room_seq: u64,
+        options: &RoomOptions,
+        now: Now,
+    ) -> bool {
+        let Stage::Playing { game: m, timers } = self else {
+            return false;
+        };
+        m.commit(game, record, events, room_seq);
+        timers.track(events, options.trade_timeout_secs, now);
+        timers.follow(&m.game, options, now);
+        true
+    }
+
+    /// Ends a game in progress that is over: the stage moves to
+    /// finished with its `game_over`, numbered `seq`. The result, or nothing when no
+    /// game in progress is over.
+    pub(super) fn finish(&mut self, seq: u64, at: u64) -> Option<(Finish, GameOverInfo)> {
+        let Stage::Playing { game: m, .. } = self else {
+            return None;
+        };
+        let finish = finish_of(&m.game, at)?;
+        let over = m.over(seq, &finish);
+        let Stage::Playing { game, .. } = std::mem::replace(self, Stage::Lobby) else {
+            unreachable!("the stage was just matched as playing")
+        };
+        *self = Stage::Finished {
+            game,
+            over: over.clone(),
+            rematch: None,
+        };
+        Some((finish, over))
+    }
+
+    /// The result broadcast at the end of the game.
+    pub(super) fn over(&self) -> Option<&GameOverInfo> {
+        match self {
+            Stage::Finished { over, .. } => Some(over),
+            _ => None,
+        }
+    }
+
+    /// The room of the rematch, once made.
+    pub(super) fn rematch(&self) -> Option<Uuid> {
+        match self {
+            Stage::Finished { rematch, .. } => *rematch,
+            _ => None,
+        }
+    }
+
+    /// Records the room of the rematch (only after the game).
+    pub(super) fn set_rematch(&mut self, id: Uuid) {
+        if let Stage::Finished { rematch, .. } = self {
+            *rematch = Some(id);
+        }
+    }
+}
+
+/// The result of `game` if it is over, finished at `at` (Unix ms).
+pub(super) fn finish_of(game: &Game, at: u64) -> Option<Finish> {
+    game.is_over().then(|| Finish {
+        winner: game.winner(),
+        finished_at: at,
+        scores: game.final_scores(),
+    })
 }

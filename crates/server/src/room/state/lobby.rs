@@ -4,10 +4,9 @@
 use catan_engine::{Game, Seat};
 use tracing::info;
 
-use super::{Match, Room, SeatState, Stage, seat_at, timers::Timers};
+use super::{Match, Room, Stage};
 use crate::error::LobbyError;
-use crate::store::{self, NewGame, PlayerRecord};
-use crate::token;
+use crate::store::{self, NewGame};
 use catan_protocol::{
     AddBotRequest, AddBotResponse, BotKind, CloseCode, ClosingReason, Occupant, RoomInfo,
     RoomOptions, RoomStatus, ServerMessage,
@@ -38,15 +37,6 @@ pub(crate) struct PendingStart {
 }
 
 impl Room {
-    /// Checks the host's secret.
-    fn check_host(&self, host_token: &str) -> Result<(), LobbyError> {
-        if token::matches(&self.host_token_hash, &store::sha256_hex(host_token)) {
-            Ok(())
-        } else {
-            Err(LobbyError::NotHost)
-        }
-    }
-
     /// Seats a person (or, with `bot`, a built-in bot) and returns the seat's token.
     ///
     /// # Errors
@@ -62,31 +52,13 @@ impl Room {
             return Err(LobbyError::AlreadyStarted);
         }
         let name = catan_protocol::text::clean_name(name).map_err(|_| LobbyError::InvalidName)?;
-        let index = match seat {
-            Some(s) => {
-                let i = s.index();
-                if i >= self.seats.len() {
-                    return Err(LobbyError::NoSuchSeat);
-                }
-                if self.seats[i].occupant.is_some() {
-                    return Err(LobbyError::SeatTaken);
-                }
-                i
-            }
-            None => self
-                .seats
-                .iter()
-                .position(|s| s.occupant.is_none())
-                .ok_or(LobbyError::RoomFull)?,
+        let seat = match seat {
+            Some(s) if !self.seats.exists(s) => return Err(LobbyError::NoSuchSeat),
+            Some(s) if !self.seats.is_free(s) => return Err(LobbyError::SeatTaken),
+            Some(s) => s,
+            None => self.seats.first_free().ok_or(LobbyError::RoomFull)?,
         };
-        let token = token::new_token();
-        self.seats[index] = SeatState {
-            occupant: Some(Occupant { name, bot }),
-            token_hash: Some(store::sha256_hex(&token)),
-            conn: None,
-            stand_in: None,
-        };
-        let seat = seat_at(index);
+        let token = self.seats.sit(seat, Occupant { name, bot });
         info!(seat = seat.0, bot = bot.is_some(), "seat taken");
         self.broadcast_room();
         Ok((seat, token))
@@ -101,23 +73,21 @@ impl Room {
     /// `NoSuchSeat` (also a free seat the host names), `InvalidToken`,
     /// `AlreadyStarted`; nothing changes.
     pub(crate) fn leave_seat(&mut self, seat: Seat, token: &str) -> Result<(), LobbyError> {
-        let s = self.seats.get(seat.index()).ok_or(LobbyError::NoSuchSeat)?;
-        let given = store::sha256_hex(token);
-        let own = s
-            .token_hash
-            .as_deref()
-            .is_some_and(|t| token::matches(t, &given));
-        let by_host = !own && token::matches(&self.host_token_hash, &given);
+        if !self.seats.exists(seat) {
+            return Err(LobbyError::NoSuchSeat);
+        }
+        let own = self.seats.seat_of_token(token) == Some(seat);
+        let by_host = !own && self.seats.is_host(token);
         if !own && !by_host {
             return Err(LobbyError::InvalidToken);
         }
-        if s.occupant.is_none() {
+        if self.seats.is_free(seat) {
             return Err(LobbyError::NoSuchSeat);
         }
         if self.status() != RoomStatus::Lobby {
             return Err(LobbyError::AlreadyStarted);
         }
-        if let Some(conn) = s.conn {
+        if let Some(conn) = self.conns.of_seat(seat) {
             if by_host {
                 let msg = ServerMessage::closing(
                     ClosingReason::Kicked,
@@ -128,7 +98,7 @@ impl Room {
                 self.drop_conn(conn, CloseCode::RoomClosed, None);
             }
         }
-        self.seats[seat.index()] = SeatState::default();
+        self.seats.free(seat);
         info!(seat = seat.0, by_host, "seat left");
         self.broadcast_room();
         Ok(())
@@ -145,13 +115,11 @@ impl Room {
         host_token: &str,
         request: AddBotRequest,
     ) -> Result<(AddBotResponse, String), LobbyError> {
-        self.check_host(host_token)?;
-        let first_free = self.seats.iter().position(|s| s.occupant.is_none());
+        self.seats.check_host(host_token)?;
         let n = request
             .seat
-            .map(Seat::index)
-            .or(first_free)
-            .map_or(0, |i| i + 1);
+            .or(self.seats.first_free())
+            .map_or(0, |s| s.index() + 1);
         let name = format!("Bot {n}");
         let (seat, token) = self.take_seat(&name, request.seat, Some(request.kind))?;
         Ok((AddBotResponse { seat }, token))
@@ -165,39 +133,25 @@ impl Room {
     /// `InvalidToken` (no token of the host or of a person seated here),
     /// `GameNotFinished`.
     pub(crate) fn rematch_plan(&self, token: &str) -> Result<RematchPlan, LobbyError> {
-        let given = store::sha256_hex(token);
-        let host = token::matches(&self.host_token_hash, &given);
-        let person = self.seats.iter().any(|s| {
-            s.occupant.as_ref().is_some_and(|o| o.bot.is_none())
-                && s.token_hash
-                    .as_deref()
-                    .is_some_and(|t| token::matches(t, &given))
-        });
-        if !host && !person {
+        if !self.seats.is_host(token) && !self.seats.is_persons_token(token) {
             return Err(LobbyError::InvalidToken);
         }
         if self.status() != RoomStatus::Finished {
             return Err(LobbyError::GameNotFinished);
         }
-        if let Some(id) = self.rematch {
+        if let Some(id) = self.stage.rematch() {
             return Ok(RematchPlan::Exists(id));
         }
-        let bots = self
-            .seats
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| Some((seat_at(i), s.occupant.as_ref()?.bot?)))
-            .collect();
         Ok(RematchPlan::New {
             options: self.options,
-            bots,
+            bots: self.seats.bots(),
         })
     }
 
     /// The rematch room `id` exists: every connection hears of it (a numbered
     /// `rematch` message; later snapshots name it too).
     pub(crate) fn rematch_made(&mut self, id: Uuid) {
-        self.rematch = Some(id);
+        self.stage.set_rematch(id);
         info!(rematch = %id, "rematch room made");
         self.broadcast_public(|seq| ServerMessage::Rematch { seq, room_id: id });
     }
@@ -213,11 +167,11 @@ impl Room {
         seed: u64,
         salt: String,
     ) -> Result<PendingStart, LobbyError> {
-        self.check_host(host_token)?;
+        self.seats.check_host(host_token)?;
         if self.status() != RoomStatus::Lobby {
             return Err(LobbyError::AlreadyStarted);
         }
-        if self.seats.iter().any(|s| s.occupant.is_none()) {
+        if !self.seats.all_taken() {
             return Err(LobbyError::NotFull);
         }
         let game = Game::new(self.options.game, seed)
@@ -228,26 +182,10 @@ impl Room {
             seed,
             seed_commitment: store::seed_commitment(seed, &salt),
             seed_salt: salt,
-            host_token_hash: self.host_token_hash.clone(),
+            host_token_hash: self.seats.host().as_str().to_owned(),
             created_at: self.created_at,
-            started_at: self.now.unix_ms,
-            players: self
-                .seats
-                .iter()
-                .enumerate()
-                .map(|(i, s)| PlayerRecord {
-                    seat: seat_at(i),
-                    name: s
-                        .occupant
-                        .as_ref()
-                        .map(|o| o.name.clone())
-                        .unwrap_or_default(),
-                    bot: s.occupant.as_ref().and_then(|o| o.bot),
-                    token_hash: s.token_hash.clone().unwrap_or_default(),
-                    final_vp: None,
-                    vp_cards: None,
-                })
-                .collect(),
+            started_at: self.now().unix_ms,
+            players: self.seats.records(),
         };
         Ok(PendingStart { record, game })
     }
@@ -256,19 +194,14 @@ impl Room {
     /// with the first view and legal actions.
     pub(crate) fn start(&mut self, pending: PendingStart) -> RoomInfo {
         let PendingStart { record, game } = pending;
-        let mut timers = Timers::default();
-        timers.follow(&game, &self.options, self.now);
-        self.set_stage(Stage::Playing {
-            game: Box::new(Match::new(game, record.seed_salt, record.seed_commitment)),
-            timers,
-        });
+        let game = Match::new(game, record.seed_salt, record.seed_commitment);
+        let stage = Stage::playing(game, &self.options, self.now());
+        self.set_stage(stage);
         info!("game started");
-        self.people_left_at = self.now;
+        self.life.people_left();
         self.broadcast_room();
-        let mut ids: Vec<_> = self.conns.iter().map(|(id, c)| (*id, c.seat)).collect();
-        ids.sort_unstable_by_key(|(id, _)| *id);
-        for (id, seat) in ids {
-            let msg = ServerMessage::Snapshot(Box::new(self.snapshot(seat)));
+        for (id, meta) in self.conns.sorted() {
+            let msg = ServerMessage::Snapshot(Box::new(self.snapshot(meta.seat)));
             self.send_to(id, &msg);
         }
         self.info()

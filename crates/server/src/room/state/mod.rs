@@ -3,54 +3,66 @@
 //! room task (`super::task`) hands it each command with the time, performs the store
 //! writes it asks for, and delivers what it leaves in its outbox.
 //!
+//! The [`Room`] composes parts, each a type that owns its fields and keeps its
+//! invariants; a part's fields are written only in its own file:
+//!
 //! # Layout
-//! - this file: the [`Room`], its [`Stage`] (lobby, playing, finished) and what every
-//!   part reads (the public description, snapshots, what administrators see);
-//! - `lobby`: seats and the start;
-//! - `conns`: connections attached to the room, resuming from a sequence number;
-//! - `play`: actions, staged until stored, and game over;
+//! - this file: the [`Room`] itself, made new or restored from the store, and what
+//!   every part reads (the public description, snapshots, the idle and abandon
+//!   deadlines);
+//! - `seats`: [`seats::Seats`], who sits where and every token check;
+//! - `conns`: [`conns::Conns`], connections attached to the room (a seat's or a
+//!   spectator's, a stand-in's), resuming from a sequence number, and the seats
+//!   that lost theirs;
+//! - `outbox`: [`outbox::Outbox`], numbered broadcasts, the reconnect backlog, the
+//!   chat kept for `history`, and what goes to whom;
+//! - `game`: [`Stage`] (lobby, playing, finished) and [`Match`], the started game
+//!   with its log: only here does the game move on;
 //! - `timers`: the phase timer, the expiry of trade offers and the countdowns of
 //!   absent people's decisions;
+//! - `life`: [`life::Life`], the room's clock (now, last activity, people gone);
+//! - `lobby`: seats taken and left, bots, the start and the rematch;
+//! - `play`: client messages, actions staged until stored, and game over;
 //! - `stand_in`: bots that play the seat of a person who is away;
-//! - `outbox`: numbered broadcasts, the reconnect backlog and what goes to whom.
+//! - `admin`: what administrators see of the room.
 
 mod admin;
 mod conns;
 mod game;
+mod life;
 mod lobby;
 mod outbox;
 mod play;
+mod seats;
 mod stand_in;
 mod timers;
 
 #[cfg(test)]
 mod tests;
 
-use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use catan_engine::{Replay, Seat, Tally};
+use catan_engine::{Replay, ReplayError, Seat, Tally};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::RoomSettings;
-use super::{ConnId, Deadlines};
+use super::{ConnId, Deadlines, RoomSettings};
 use crate::metrics::Metrics;
-use crate::store::{self, ActionRecord, Finish, GameRecord};
-use crate::token;
-use catan_protocol::{
-    BotKind, HistoryChat, Occupant, PROTOCOL_VERSION, RoomInfo, RoomOptions, RoomStatus, SeatInfo,
-    Snapshot,
-};
+use crate::store::{ActionRecord, Finish, GameRecord};
+use crate::token::TokenHash;
+use catan_protocol::{BotKind, RoomInfo, RoomOptions, RoomStatus, SeatInfo, Snapshot};
 
 pub(crate) use lobby::RematchPlan;
 pub(crate) use outbox::Out;
 pub(crate) use play::Staged;
 pub(crate) use timers::Timer;
 
+use conns::Conns;
 pub(crate) use game::{Match, Stage};
-use outbox::Logged;
+use life::Life;
+use outbox::Outbox;
+use seats::Seats;
 use timers::Timers;
 
 /// Sequence numbers a room reserves in the store at a time, ahead of its counter
@@ -107,31 +119,6 @@ impl Now {
     }
 }
 
-/// One seat of the room.
-#[derive(Debug, Default)]
-struct SeatState {
-    /// Who sits here.
-    occupant: Option<Occupant>,
-    /// SHA-256 of the seat's secret token (the token itself is never kept).
-    token_hash: Option<String>,
-    /// The connection currently attached to the seat.
-    conn: Option<ConnId>,
-    /// The connection of the bot standing in for the seat's absent person, while
-    /// one does ([`Room::start_stand_in`]); not the seat's own `conn`.
-    stand_in: Option<ConnId>,
-}
-
-/// One attached connection, as the room knows it (its socket is the task's).
-#[derive(Debug, Clone, Copy)]
-struct ConnMeta {
-    /// Its seat, `None` for spectators.
-    seat: Option<Seat>,
-    /// A client of this process (a built-in bot): sent typed messages, not text.
-    in_process: bool,
-    /// A bot standing in for the seat's absent person: not the seat's connection.
-    stand_in: bool,
-}
-
 /// A room rebuilt from the store.
 pub(crate) struct Restored {
     /// The room, playing (or finished, if its log ends the game: a win or the turn
@@ -144,6 +131,17 @@ pub(crate) struct Restored {
     pub finish: Option<Finish>,
 }
 
+/// Why a stored game could not be brought back as a room.
+#[derive(Debug, thiserror::Error)]
+pub enum RestoreError {
+    /// The stored log skips an index: it is not a whole log.
+    #[error("the stored action log has a gap at index {0}")]
+    Gap(usize),
+    /// The engine does not replay the stored log (or its options).
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
+}
+
 /// One room: its seats, its game and its connections, driven by the room task.
 pub(crate) struct Room {
     /// The room's id.
@@ -152,44 +150,17 @@ pub(crate) struct Room {
     options: RoomOptions,
     /// Creation time, Unix ms.
     created_at: u64,
-    /// SHA-256 of the secret for host-only calls.
-    host_token_hash: String,
+    /// Who sits where, and the host's token.
+    seats: Seats,
     /// Lobby, playing or finished, with what each holds.
     stage: Stage,
-    /// Seats, `options.game.players` long.
-    seats: Vec<SeatState>,
-    /// The room of the rematch, once someone asked for one after the game.
-    rematch: Option<Uuid>,
-    /// Sequence number of the last message broadcast.
-    seq: u64,
-    /// Sequence number of the last broadcast that moved the game on (events): an
-    /// action chosen before it may no longer apply.
-    game_seq: u64,
-    /// The last `event_backlog` broadcasts, for reconnects.
-    backlog: VecDeque<(u64, Logged)>,
-    /// The last [`outbox::CHAT_KEPT`] chat lines, for `history` (the backlog drops
-    /// chat older than its oldest other broadcast).
-    chat_kept: VecDeque<HistoryChat>,
-    /// Attached connections.
-    conns: HashMap<ConnId, ConnMeta>,
-    /// Next connection id.
-    next_conn: ConnId,
-    /// Seats whose connection went away, announced once the current command is done
-    /// (a connection dropped in the middle of a broadcast must not interleave a
-    /// `presence` message between the seats of that broadcast).
-    gone: Vec<Seat>,
-    /// Seats whose stand-in's connection went away, announced like `gone`.
-    stand_ins_gone: Vec<Seat>,
-    /// What the task is to deliver, in order.
-    outbox: Vec<Out>,
-    /// The time of the command being served.
-    now: Now,
-    /// When the room last served a request other than a read (for idle clean-up).
-    last_activity: Now,
-    /// When the last person in a seat went away (or the game started, or was
-    /// restored), for ending abandoned games.
-    people_left_at: Now,
-    /// Limits: the backlog's length, idle times.
+    /// The connections, and which holds each seat.
+    conns: Conns,
+    /// Numbered broadcasts, the backlog, and what waits for delivery.
+    outbox: Outbox,
+    /// The time now, of the last activity, and since people left.
+    life: Life,
+    /// What the room reads of the configuration.
     settings: Arc<RoomSettings>,
     /// Counters kept in step with the room (statuses, actions, refusals).
     metrics: Arc<Metrics>,
@@ -206,41 +177,16 @@ impl Room {
         now: Now,
     ) -> Room {
         metrics.room_moved(None, Some(RoomStatus::Lobby));
+        let players = options.game.players;
         Room {
             id,
             created_at: now.unix_ms,
-            host_token_hash: store::sha256_hex(host_token),
-            seats: (0..options.game.players)
-                .map(|_| SeatState::default())
-                .collect(),
-            options,
-            ..Room::blank(settings, metrics, now)
-        }
-    }
-
-    /// A room in the lobby with no seats, nobody connected and nothing sent: what
-    /// [`Room::new`] and [`Room::restore`] fill in.
-    fn blank(settings: Arc<RoomSettings>, metrics: Arc<Metrics>, now: Now) -> Room {
-        Room {
-            id: Uuid::nil(),
-            options: RoomOptions::default(),
-            created_at: now.unix_ms,
-            host_token_hash: String::new(),
+            seats: Seats::new(players, TokenHash::of(host_token)),
             stage: Stage::Lobby,
-            seats: Vec::new(),
-            rematch: None,
-            seq: 0,
-            game_seq: 0,
-            backlog: VecDeque::new(),
-            chat_kept: VecDeque::new(),
-            conns: HashMap::new(),
-            next_conn: 1,
-            gone: Vec::new(),
-            stand_ins_gone: Vec::new(),
-            outbox: Vec::new(),
-            now,
-            last_activity: now,
-            people_left_at: now,
+            conns: Conns::new(usize::from(players)),
+            outbox: Outbox::new(0, settings.rooms.event_backlog),
+            life: Life::new(now),
+            options,
             settings,
             metrics,
         }
@@ -260,7 +206,8 @@ impl Room {
     /// actions that set it (a deadline already past then fires at once).
     ///
     /// # Errors
-    /// A description of the first action the engine refuses (a corrupt log).
+    /// [`RestoreError`]: a gap in the log, or the engine's refusal of an action (or
+    /// of the options), naming its index.
     pub(crate) fn restore(
         record: GameRecord,
         actions: &[ActionRecord],
@@ -268,17 +215,16 @@ impl Room {
         metrics: Arc<Metrics>,
         now: Now,
         deadlines: Deadlines,
-    ) -> Result<Restored, String> {
+    ) -> Result<Restored, RestoreError> {
         let g = &record.game;
         if let Some(i) = (0..actions.len()).find(|&i| actions[i].seq != i as u64) {
-            return Err(format!("action log has a gap at {i}"));
+            return Err(RestoreError::Gap(i));
         }
         let mut replay = Replay::new(
             g.options.game,
             g.seed,
             actions.iter().map(|a| (a.actor(), a.action)),
-        )
-        .map_err(|e| e.to_string())?;
+        )?;
         // Continued deadlines are followed through the log, each action at its time.
         let mut timers = Timers::default();
         let continued = deadlines == Deadlines::Continue;
@@ -287,8 +233,10 @@ impl Room {
         }
         let mut tally = Tally::default();
         let initial = replay.game().clone();
+        // Not a `for` loop: the game between steps is read (`replay.game()`).
+        #[allow(clippy::while_let_on_iterator)]
         while let Some(step) = replay.next() {
-            let step = step.map_err(|e| e.to_string())?;
+            let step = step?;
             if continued {
                 let then = now.at_unix(actions[step.index].at);
                 timers.track(&step.events, g.options.trade_timeout_secs, then);
@@ -312,60 +260,39 @@ impl Room {
             actions.last().map_or(0, |a| a.room_seq),
         );
         let actions = &actions[..played];
-        let over = game.is_over();
-        let mut bots = Vec::new();
-        let seats = record
-            .players
-            .iter()
-            .map(|p| {
-                let token_hash = match p.bot {
-                    Some(kind) if !over => {
-                        let t = token::new_token();
-                        let h = store::sha256_hex(&t);
-                        bots.push((t, kind));
-                        h
-                    }
-                    _ => p.token_hash.clone(),
-                };
-                SeatState {
-                    occupant: Some(Occupant {
-                        name: p.name.clone(),
-                        bot: p.bot,
-                    }),
-                    token_hash: Some(token_hash),
-                    conn: None,
-                    stand_in: None,
-                }
-            })
-            .collect();
+        let host = TokenHash::from_stored(g.host_token_hash.clone());
+        let (seats, bots) = Seats::restored(host, &record.players, !game.is_over());
         if !continued {
             timers.restore_offers(&game, g.options.trade_timeout_secs, now);
             timers.follow(&game, &g.options, now);
         }
         metrics.room_moved(None, Some(RoomStatus::Playing));
+        let log = actions
+            .iter()
+            .map(|a| (a.room_seq, a.actor(), a.action))
+            .collect();
+        let m = Match::restored(
+            initial,
+            game,
+            tally,
+            log,
+            g.seed_salt.clone(),
+            g.seed_commitment.clone(),
+        );
         let mut room = Room {
             id: g.id,
             options: g.options,
             created_at: g.created_at,
-            host_token_hash: g.host_token_hash.clone(),
+            seats,
             stage: Stage::Playing {
-                game: Box::new(Match {
-                    initial,
-                    game,
-                    seed_salt: g.seed_salt.clone(),
-                    seed_commitment: g.seed_commitment.clone(),
-                    tally,
-                    log: actions
-                        .iter()
-                        .map(|a| (a.room_seq, a.actor(), a.action))
-                        .collect(),
-                }),
+                game: Box::new(m),
                 timers,
             },
-            seats,
-            seq,
-            game_seq: seq,
-            ..Room::blank(settings, metrics, now)
+            conns: Conns::new(record.players.len()),
+            outbox: Outbox::new(seq, settings.rooms.event_backlog),
+            life: Life::new(now),
+            settings,
+            metrics,
         };
         // Finished when the action that ended the game was stored: at that action's
         // time.
@@ -378,7 +305,7 @@ impl Room {
 
     /// The sequence number of the last broadcast.
     pub(crate) fn seq(&self) -> u64 {
-        self.seq
+        self.outbox.seq()
     }
 
     /// The room's id.
@@ -399,15 +326,17 @@ impl Room {
     /// Sets the time of the command about to be served; `activity` marks it as more
     /// than a read, which keeps the room from being closed as idle.
     pub(crate) fn at(&mut self, now: Now, activity: bool) {
-        self.now = now;
-        if activity {
-            self.last_activity = now;
-        }
+        self.life.at(now, activity);
+    }
+
+    /// The time of the command being served.
+    fn now(&self) -> Now {
+        self.life.now()
     }
 
     /// What the task is to deliver since it last asked, in order.
     pub(crate) fn take_outbox(&mut self) -> Vec<Out> {
-        std::mem::take(&mut self.outbox)
+        self.outbox.take()
     }
 
     /// Changes the stage, keeping the rooms-by-status gauge in step.
@@ -425,17 +354,16 @@ impl Room {
             options: self.options,
             seats: self
                 .seats
-                .iter()
-                .enumerate()
-                .map(|(i, s)| SeatInfo {
-                    seat: seat_at(i),
-                    occupant: s.occupant.clone(),
-                    connected: s.conn.is_some(),
-                    stand_in: s.stand_in.is_some(),
+                .occupants()
+                .map(|(seat, occupant)| SeatInfo {
+                    seat,
+                    occupant: occupant.cloned(),
+                    connected: self.conns.of_seat(seat).is_some(),
+                    stand_in: self.conns.stand_in_of(seat).is_some(),
                 })
                 .collect(),
             created_at: self.created_at,
-            seed_commitment: self.stage.game().map(|m| m.seed_commitment.clone()),
+            seed_commitment: self.stage.game().map(|m| m.seed_commitment().to_owned()),
         }
     }
 
@@ -443,20 +371,22 @@ impl Room {
     fn snapshot(&self, seat: Option<Seat>) -> Snapshot {
         let (deadline, offer_deadlines) = self.deadlines();
         Snapshot {
-            protocol_version: PROTOCOL_VERSION,
+            protocol_version: catan_protocol::PROTOCOL_VERSION,
             room: self.info(),
             you: seat,
-            seq: self.seq,
-            view: self.stage.game().map(|m| m.game.view(seat)),
+            seq: self.outbox.seq(),
+            view: self.stage.game().map(|m| m.game().view(seat)),
             legal: self.legal_for(seat),
             deadline,
             offer_deadlines,
-            game_over: match &self.stage {
-                Stage::Finished { over, .. } => Some(over.clone()),
-                _ => None,
-            },
-            rematch: self.rematch,
+            game_over: self.stage.over().cloned(),
+            rematch: self.stage.rematch(),
         }
+    }
+
+    /// The legal actions of `seat` (none for spectators and outside a game).
+    pub(super) fn legal_for(&self, seat: Option<Seat>) -> Vec<catan_engine::Action> {
+        self.stage.legal_for(seat)
     }
 
     /// When the room is to be closed for being idle: no game in progress, nobody
@@ -467,7 +397,7 @@ impl Room {
         if secs == 0 || self.status() == RoomStatus::Playing || self.people_connected() {
             return None;
         }
-        Some(self.last_activity.at + Duration::from_secs(secs))
+        Some(self.life.last_activity().at + Duration::from_secs(secs))
     }
 
     /// When the game in progress is to be ended as abandoned: once no person has
@@ -475,49 +405,45 @@ impl Room {
     /// spectators do not count.
     pub(crate) fn abandon_deadline(&self) -> Option<Instant> {
         let secs = self.settings.rooms.abandon_after_secs;
-        let seated = self.seats.iter().any(|s| s.conn.is_some() && is_person(s));
+        let seated = self
+            .seats
+            .occupants()
+            .any(|(s, _)| self.seats.is_person(s) && self.conns.of_seat(s).is_some());
         if secs == 0 || self.status() != RoomStatus::Playing || seated {
             return None;
         }
-        Some(self.people_left_at.at + Duration::from_secs(secs))
+        Some(self.life.people_left_at().at + Duration::from_secs(secs))
     }
 
     /// Notes that `seat` lost its connection: if a person sits there, the time
     /// without people may start now.
     fn seat_left(&mut self, seat: Seat) {
-        if is_person(&self.seats[seat.index()]) {
-            self.people_left_at = self.now;
+        if self.seats.is_person(seat) {
+            self.life.people_left();
         }
     }
 
     /// How long the room may stay without people: `--finished-room-secs` once the
     /// game is over, at most `--empty-room-secs` while no seat is taken.
     pub(crate) fn idle_secs(&self) -> u64 {
-        let c = &self.settings;
+        let c = &self.settings.rooms;
         match self.status() {
-            RoomStatus::Finished => c.rooms.finished_room_secs,
-            RoomStatus::Lobby if self.seats.iter().all(|s| s.occupant.is_none()) => {
-                match (c.rooms.idle_room_secs, c.rooms.empty_room_secs) {
+            RoomStatus::Finished => c.finished_room_secs,
+            RoomStatus::Lobby if self.seats.none_taken() => {
+                match (c.idle_room_secs, c.empty_room_secs) {
                     (0, empty) => empty,
                     (idle, 0) => idle,
                     (idle, empty) => idle.min(empty),
                 }
             }
-            _ => c.rooms.idle_room_secs,
+            _ => c.idle_room_secs,
         }
     }
 
     /// Whether a person (a human seat's client, or a spectator) is connected; bots
     /// (stand-ins too) do not keep a room alive.
     fn people_connected(&self) -> bool {
-        self.conns.values().any(|c| match c.seat {
-            None => true,
-            Some(_) if c.stand_in => false,
-            Some(s) => self.seats[s.index()]
-                .occupant
-                .as_ref()
-                .is_some_and(|o| o.bot.is_none()),
-        })
+        self.conns.any(|s| self.seats.is_person(s))
     }
 }
 
@@ -529,11 +455,6 @@ impl Room {
 /// snapshot, never a `resumed` that skips what was broadcast since.
 fn restored_seq(reserved: Option<u64>, last: u64) -> u64 {
     reserved.map_or(last + SEQ_BLOCK, |r| r.max(last)) + 1
-}
-
-/// Whether a person (not a built-in bot) sits in `seat`.
-fn is_person(seat: &SeatState) -> bool {
-    seat.occupant.as_ref().is_some_and(|o| o.bot.is_none())
 }
 
 /// The seat at index `i` (rooms have at most four).

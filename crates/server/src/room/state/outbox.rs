@@ -1,15 +1,21 @@
 //! What the room sends: every broadcast takes the next sequence number and is kept in
 //! a bounded backlog for reconnects; game events are redacted per seat on the way out.
-//! Messages are serialized here, once per audience; the task only queues them.
+//! Messages are serialized here, once per audience; the task only delivers them.
+//! [`Outbox`] owns the numbering, the backlog, the chat kept for `history` and what
+//! waits for delivery; the room's broadcasts go through it.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use axum::extract::ws::Utf8Bytes;
-use catan_engine::{Event, Seat};
+use catan_engine::{Action, Event, Seat};
 
-use super::{ConnId, ConnMeta, Room};
+use super::conns::{ConnMeta, Conns};
+use super::{ConnId, Room};
 use crate::room::Outbound;
-use catan_protocol::{CloseCode, History, HistoryActions, HistoryChat, ServerMessage};
+use catan_protocol::{
+    CloseCode, History, HistoryActions, HistoryChat, OfferDeadline, ServerMessage,
+};
 
 /// What the room asks its task to deliver.
 #[derive(Debug)]
@@ -119,25 +125,78 @@ fn to_text(msg: &ServerMessage) -> Utf8Bytes {
     Utf8Bytes::from(serde_json::to_string(msg).expect("server messages serialize"))
 }
 
-impl Room {
-    /// Queues `msg` for one connection.
-    pub(super) fn send_to(&mut self, conn: ConnId, msg: &ServerMessage) {
-        if let Some(meta) = self.conns.get(&conn) {
-            let out = outbound(meta, msg);
-            self.outbox.push(Out::Send(conn, out));
+/// The room's outgoing messages: their numbers, the backlog kept for reconnects, the
+/// chat kept for `history`, and what waits for the task to deliver.
+#[derive(Debug)]
+pub(crate) struct Outbox {
+    /// Sequence number of the last message broadcast.
+    seq: u64,
+    /// Sequence number of the last broadcast that moved the game on (events): an
+    /// action chosen before it may no longer apply.
+    game_seq: u64,
+    /// The last `--event-backlog` broadcasts (and the chats between them), for
+    /// reconnects.
+    backlog: VecDeque<(u64, Logged)>,
+    /// How many broadcasts other than chat the backlog keeps.
+    bound: usize,
+    /// The last [`CHAT_KEPT`] chat lines, for `history` (the backlog drops chat
+    /// older than its oldest other broadcast).
+    chat_kept: VecDeque<HistoryChat>,
+    /// What the task is to deliver, in order.
+    pending: Vec<Out>,
+}
+
+/// The deadlines a broadcast of events carries: the phase's and each open offer's.
+pub(super) type Deadlines = (Option<u64>, Vec<OfferDeadline>);
+
+impl Outbox {
+    /// Nothing sent yet; the next broadcast is numbered `seq + 1`, and the backlog
+    /// keeps `bound` broadcasts besides chat.
+    pub(super) fn new(seq: u64, bound: usize) -> Outbox {
+        Outbox {
+            seq,
+            game_seq: seq,
+            backlog: VecDeque::new(),
+            bound: bound.max(1),
+            chat_kept: VecDeque::new(),
+            pending: Vec::new(),
         }
     }
 
-    /// Keeps a broadcast (numbered `self.seq`) for reconnects: the last
-    /// `--event-backlog` broadcasts other than chat, and besides them the chats since,
-    /// the last [`CHAT_KEPT`] with their text (at most [`CHAT_ENTRIES`] in all).
-    /// Only the oldest entries go, so a replay never has a gap.
+    /// The number of the last broadcast.
+    pub(super) fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// The number of the last broadcast that moved the game on.
+    pub(super) fn game_seq(&self) -> u64 {
+        self.game_seq
+    }
+
+    /// What the task is to deliver since it last asked, in order.
+    pub(super) fn take(&mut self) -> Vec<Out> {
+        std::mem::take(&mut self.pending)
+    }
+
+    /// Queues `msg` for one connection.
+    pub(super) fn send(&mut self, conn: ConnId, meta: &ConnMeta, msg: &ServerMessage) {
+        self.pending.push(Out::Send(conn, outbound(meta, msg)));
+    }
+
+    /// Closes `conn`'s socket with `code`, after `last` if its queue has room.
+    pub(super) fn close(&mut self, conn: ConnId, code: CloseCode, last: Option<Outbound>) {
+        self.pending.push(Out::Close { conn, code, last });
+    }
+
+    /// Keeps a broadcast (numbered `self.seq`) for reconnects: the last `bound`
+    /// broadcasts other than chat, and besides them the chats since, the last
+    /// [`CHAT_KEPT`] with their text (at most [`CHAT_ENTRIES`] in all). Only the
+    /// oldest entries go, so a replay never has a gap.
     fn log(&mut self, entry: Logged) {
         let chat = entry.is_chat();
         self.backlog.push_back((self.seq, entry));
         let mut chats = self.backlog.iter().filter(|(_, l)| l.is_chat()).count();
-        let bound = self.settings.rooms.event_backlog.max(1);
-        while self.backlog.len() - chats > bound || chats > CHAT_ENTRIES {
+        while self.backlog.len() - chats > self.bound || chats > CHAT_ENTRIES {
             if self.backlog.pop_front().is_some_and(|(_, l)| l.is_chat()) {
                 chats -= 1;
             }
@@ -177,50 +236,29 @@ impl Room {
         }
     }
 
-    /// Keeps a message already numbered `self.seq` for reconnects.
-    pub(super) fn log_public(&mut self, msg: ServerMessage) {
-        self.log(Logged::Public(Box::new(msg)));
+    /// The chat lines kept for `history`.
+    pub(super) fn chat_kept(&self) -> Vec<HistoryChat> {
+        self.chat_kept.iter().cloned().collect()
     }
 
-    /// The logged messages after `from`, as `seat` receives them.
-    pub(super) fn missed_since(&self, from: u64, seat: Option<Seat>) -> Vec<ServerMessage> {
-        self.backlog
-            .iter()
-            .filter(|(s, _)| *s > from)
-            .map(|(seq, logged)| logged.for_seat(*seq, seat))
-            .collect()
-    }
-
-    /// The oldest sequence number the backlog still holds (one past the last when
-    /// it is empty).
-    pub(super) fn oldest_logged(&self) -> u64 {
-        self.backlog.front().map_or(self.seq + 1, |(s, _)| *s)
-    }
-
-    /// What `seat` (or a spectator) may see of the room's past, as of now: the
-    /// events of every action, rebuilt by replaying the game's log from its start and
-    /// redacted for `seat` as their broadcasts were (protocol.md 15: hands, dev cards and the
-    /// deck stay hidden), and the last [`CHAT_KEPT`] chat lines.
-    pub(super) fn history(&self, seat: Option<Seat>) -> History {
-        let mut actions = Vec::new();
-        if let Some(m) = self.stage.game() {
-            actions.reserve(m.log.len());
-            m.replay(None, |seq, events| {
-                actions.push(HistoryActions {
-                    seq,
-                    events: events.iter().map(|e| e.redact_for(seat)).collect(),
-                });
-            });
+    /// The logged messages after `from`, as `seat` receives them; `None` when the
+    /// backlog no longer reaches back that far, or `from` is ahead of the room.
+    pub(super) fn missed_since(&self, from: u64, seat: Option<Seat>) -> Option<Vec<ServerMessage>> {
+        let oldest = self.backlog.front().map_or(self.seq + 1, |(s, _)| *s);
+        if from > self.seq || (from + 1 < oldest && from != self.seq) {
+            return None;
         }
-        History {
-            seq: self.seq,
-            actions,
-            chat: self.chat_kept.iter().cloned().collect(),
-        }
+        Some(
+            self.backlog
+                .iter()
+                .filter(|(s, _)| *s > from)
+                .map(|(seq, logged)| logged.for_seat(*seq, seat))
+                .collect(),
+        )
     }
 
     /// The last `n` broadcasts, unredacted.
-    pub(super) fn backlog_tail(&self, n: usize) -> Vec<ServerMessage> {
+    pub(super) fn tail(&self, n: usize) -> Vec<ServerMessage> {
         let skip = self.backlog.len().saturating_sub(n);
         self.backlog
             .iter()
@@ -230,23 +268,24 @@ impl Room {
     }
 
     /// Broadcasts the events of one action: each seat gets them redacted for it with
-    /// its legal actions; the acting connection gets its request id back. Spectators
-    /// share one serialization.
+    /// its legal actions (`legal`); the acting connection gets its request id back.
+    /// Spectators share one serialization.
     pub(super) fn broadcast_events(
         &mut self,
+        conns: &Conns,
         events: Vec<Event>,
         request: Option<(ConnId, String)>,
+        deadlines: Deadlines,
+        legal: impl Fn(Option<Seat>) -> Vec<Action>,
     ) {
         self.seq += 1;
         self.game_seq = self.seq;
         let seq = self.seq;
         let events: Arc<[Event]> = events.into();
         self.log(Logged::Events(events.clone()));
-        let (deadline, offer_deadlines) = self.deadlines();
-        let mut ids: Vec<(ConnId, ConnMeta)> = self.conns.iter().map(|(id, c)| (*id, *c)).collect();
-        ids.sort_unstable_by_key(|(id, _)| *id);
+        let (deadline, offer_deadlines) = deadlines;
         let mut spectator_text: Option<Utf8Bytes> = None;
-        for (id, meta) in ids {
+        for (id, meta) in conns.sorted() {
             let request_id = request
                 .as_ref()
                 .filter(|(c, _)| *c == id)
@@ -255,7 +294,7 @@ impl Room {
                 && request_id.is_none()
                 && let Some(t) = &spectator_text
             {
-                self.outbox.push(Out::Send(id, Outbound::Text(t.clone())));
+                self.pending.push(Out::Send(id, Outbound::Text(t.clone())));
                 continue;
             }
             let msg = ServerMessage::Events {
@@ -264,7 +303,7 @@ impl Room {
                 request_id,
                 deadline,
                 offer_deadlines: offer_deadlines.clone(),
-                legal: self.legal_for(meta.seat),
+                legal: legal(meta.seat),
             };
             let out = if meta.in_process {
                 Outbound::Message(Arc::new(msg))
@@ -275,42 +314,91 @@ impl Room {
                 }
                 Outbound::Text(text)
             };
-            self.outbox.push(Out::Send(id, out));
+            self.pending.push(Out::Send(id, out));
+        }
+    }
+
+    /// Broadcasts a message that is the same for everyone, numbered by `make`.
+    pub(super) fn broadcast_public(
+        &mut self,
+        conns: &Conns,
+        make: impl FnOnce(u64) -> ServerMessage,
+    ) {
+        self.seq += 1;
+        let msg = make(self.seq);
+        self.log(Logged::Public(Box::new(msg.clone())));
+        self.send_all(conns, &msg);
+    }
+
+    /// Sends the same message to every connection: serialized once for the sockets,
+    /// shared as it is with the clients in this process.
+    fn send_all(&mut self, conns: &Conns, msg: &ServerMessage) {
+        let mut text: Option<Utf8Bytes> = None;
+        let mut typed: Option<Arc<ServerMessage>> = None;
+        for (id, meta) in conns.sorted() {
+            let out = if meta.in_process {
+                Outbound::Message(typed.get_or_insert_with(|| Arc::new(msg.clone())).clone())
+            } else {
+                Outbound::Text(text.get_or_insert_with(|| to_text(msg)).clone())
+            };
+            self.pending.push(Out::Send(id, out));
+        }
+    }
+}
+
+impl Room {
+    /// Queues `msg` for one connection.
+    pub(super) fn send_to(&mut self, conn: ConnId, msg: &ServerMessage) {
+        if let Some(meta) = self.conns.get(conn) {
+            self.outbox.send(conn, &meta, msg);
         }
     }
 
     /// Broadcasts a message that is the same for everyone, numbered by `make`.
     pub(super) fn broadcast_public(&mut self, make: impl FnOnce(u64) -> ServerMessage) {
-        self.seq += 1;
-        let msg = make(self.seq);
-        self.log(Logged::Public(Box::new(msg.clone())));
-        self.send_all(&msg);
+        self.outbox.broadcast_public(&self.conns, make);
     }
 
-    /// Sends the same message to every connection: serialized once for the sockets,
-    /// shared as it is with the clients in this process.
-    pub(super) fn send_all(&mut self, msg: &ServerMessage) {
-        let mut text: Option<Utf8Bytes> = None;
-        let mut typed: Option<Arc<ServerMessage>> = None;
-        let mut ids: Vec<(ConnId, bool)> = self
-            .conns
-            .iter()
-            .map(|(id, c)| (*id, c.in_process))
-            .collect();
-        ids.sort_unstable_by_key(|(id, _)| *id);
-        for (id, in_process) in ids {
-            let out = if in_process {
-                Outbound::Message(typed.get_or_insert_with(|| Arc::new(msg.clone())).clone())
-            } else {
-                Outbound::Text(text.get_or_insert_with(|| to_text(msg)).clone())
-            };
-            self.outbox.push(Out::Send(id, out));
-        }
+    /// Broadcasts the events of one action, with each seat's legal actions and the
+    /// deadlines; the acting connection gets its request id back.
+    pub(super) fn broadcast_events(
+        &mut self,
+        events: Vec<Event>,
+        request: Option<(ConnId, String)>,
+    ) {
+        let deadlines = self.deadlines();
+        let stage = &self.stage;
+        self.outbox
+            .broadcast_events(&self.conns, events, request, deadlines, |seat| {
+                stage.legal_for(seat)
+            });
     }
 
     /// Tells everyone the room's new description.
     pub(super) fn broadcast_room(&mut self) {
         let room = self.info();
         self.broadcast_public(|seq| ServerMessage::Room { seq, room });
+    }
+
+    /// What `seat` (or a spectator) may see of the room's past, as of now: the
+    /// events of every action, rebuilt by replaying the game's log from its start and
+    /// redacted for `seat` as their broadcasts were (protocol.md 15: hands, dev cards
+    /// and the deck stay hidden), and the last [`CHAT_KEPT`] chat lines.
+    pub(super) fn history(&self, seat: Option<Seat>) -> History {
+        let mut actions = Vec::new();
+        if let Some(m) = self.stage.game() {
+            actions.reserve(m.log().len());
+            m.replay(None, |seq, events| {
+                actions.push(HistoryActions {
+                    seq,
+                    events: events.iter().map(|e| e.redact_for(seat)).collect(),
+                });
+            });
+        }
+        History {
+            seq: self.outbox.seq(),
+            actions,
+            chat: self.outbox.chat_kept(),
+        }
     }
 }

@@ -9,9 +9,10 @@
 use catan_engine::{Action, ActionError, Actor, Event, Game, Seat};
 use tracing::info;
 
+use super::game::finish_of;
 use super::{ConnId, Match, Room, Stage, Timer};
 use crate::store::{ActionRecord, Finish};
-use catan_protocol::{ClientMessage, ErrorCode, GameOverInfo, MAX_REQUEST_ID_BYTES, ServerMessage};
+use catan_protocol::{ClientMessage, ErrorCode, MAX_REQUEST_ID_BYTES, RoomStatus, ServerMessage};
 
 /// Why the room refused an action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,19 +57,11 @@ pub(crate) struct Staged {
 }
 
 impl Room {
-    /// The legal actions of `seat` (none for spectators and outside a game).
-    pub(super) fn legal_for(&self, seat: Option<Seat>) -> Vec<Action> {
-        match (&self.stage, seat) {
-            (Stage::Playing { game, .. }, Some(s)) => game.game.legal_actions(s),
-            _ => Vec::new(),
-        }
-    }
-
     /// Serves a message of connection `conn`. Pings, chat and `sync` are answered at
     /// once, as are actions refused before the engine applies them; an accepted
     /// action comes back staged, for the task to store.
     pub(crate) fn client_message(&mut self, conn: ConnId, msg: ClientMessage) -> Option<Staged> {
-        let seat = self.conns.get(&conn)?.seat;
+        let seat = self.conns.get(conn)?.seat;
         match msg {
             ClientMessage::Ping { request_id } => {
                 self.send_to(conn, &ServerMessage::Pong { request_id });
@@ -114,16 +107,16 @@ impl Room {
                     Ok(staged) => Some(staged),
                     // Chosen before the game moved on, and no longer applying: the
                     // client has not seen what changed yet (protocol.md section 7).
-                    Err(e) if expect_seq.is_some_and(|s| s < self.game_seq) => {
+                    Err(e) if expect_seq.is_some_and(|s| s < self.outbox.game_seq()) => {
                         let message = format!(
                             "the game moved on after seq {} ({}); choose again from the \
                              messages up to seq {}",
                             expect_seq.unwrap_or_default(),
                             e.message(),
-                            self.seq
+                            self.seq()
                         );
                         let code = ErrorCode::StaleAction.code();
-                        self.reject(conn, request_id, code, message, Some(self.seq));
+                        self.reject(conn, request_id, code, message, Some(self.seq()));
                         None
                     }
                     Err(e) => {
@@ -165,10 +158,10 @@ impl Room {
             }
         };
         let name = seat
-            .and_then(|s| self.seats[s.index()].occupant.as_ref())
-            .map_or_else(|| "spectator".to_owned(), |o| o.name.clone());
-        self.keep_chat(catan_protocol::HistoryChat {
-            seq: self.seq + 1,
+            .and_then(|s| self.seats.name(s))
+            .unwrap_or_else(|| "spectator".to_owned());
+        self.outbox.keep_chat(catan_protocol::HistoryChat {
+            seq: self.seq() + 1,
             seat,
             name: name.clone(),
             text: text.clone(),
@@ -197,17 +190,17 @@ impl Room {
             Stage::Finished { .. } => return Err(Refusal::Engine(ActionError::GameOver)),
             Stage::Lobby => return Err(Refusal::Engine(ActionError::WrongPhase)),
         };
-        let mut game = m.game.clone();
+        let mut game = m.game().clone();
         let events = game.apply(actor, action).map_err(Refusal::Engine)?;
         let record = ActionRecord {
             seq: m.actions(),
-            room_seq: self.seq + 1,
+            room_seq: self.seq() + 1,
             seat: match actor {
                 Actor::Seat(s) => Some(s),
                 Actor::System => None,
             },
             action,
-            at: self.now.unix_ms,
+            at: self.now().unix_ms,
         };
         Ok(Staged {
             record,
@@ -233,7 +226,7 @@ impl Room {
     /// R-10.5): the task stores it before it commits the action, so that the
     /// history API has it by the time anyone hears `game_over`.
     pub(crate) fn result_of(&self, staged: &Staged) -> Option<Finish> {
-        finish_of(&staged.game, self.now.unix_ms)
+        finish_of(&staged.game, self.now().unix_ms)
     }
 
     /// Takes a stored action into the room: the game moves on, the deadlines follow,
@@ -246,17 +239,15 @@ impl Room {
             events,
             request,
         } = staged;
-        let now = self.now;
-        let options = self.options;
-        let Stage::Playing { game: m, timers } = &mut self.stage else {
-            return None;
-        };
-        m.game = game;
-        m.tally.record(&events);
         // The broadcast below takes the next number.
-        m.log.push((self.seq + 1, record.actor(), record.action));
-        timers.track(&events, options.trade_timeout_secs, now);
-        timers.follow(&m.game, &options, now);
+        let room_seq = self.seq() + 1;
+        let (options, now) = (self.options, self.now());
+        if !self
+            .stage
+            .commit(game, &record, &events, room_seq, &options, now)
+        {
+            return None;
+        }
         self.metrics.action_applied();
         self.broadcast_events(events, request);
         self.finish_if_over()
@@ -294,10 +285,10 @@ impl Room {
                     let message = format!(
                         "the game moved on ({}); choose again from the messages up to seq {}",
                         e.message(),
-                        self.seq
+                        self.seq()
                     );
                     let code = ErrorCode::StaleAction.code();
-                    self.reject(conn, request_id, code, message, Some(self.seq));
+                    self.reject(conn, request_id, code, message, Some(self.seq()));
                 }
                 None
             }
@@ -317,56 +308,24 @@ impl Room {
     /// `game_over` with the seed and salt revealed (`winner` null for no winner), and
     /// the result is returned for the task to store.
     pub(super) fn finish_if_over(&mut self) -> Option<Finish> {
-        let Stage::Playing { game: m, .. } = &self.stage else {
-            return None;
-        };
-        if !m.game.is_over() {
-            return None;
+        let seq = self.seq() + 1;
+        let (finish, over) = self.stage.finish(seq, self.now().unix_ms)?;
+        if let Some(m) = self.stage.game() {
+            info!(
+                winner = finish.winner.map(|w| w.0),
+                turn = m.game().turn(),
+                actions = m.actions(),
+                "game over"
+            );
         }
-        let finish = finish_of(&m.game, self.now.unix_ms)?;
-        let winner = finish.winner;
-        let Stage::Playing { game: m, .. } = std::mem::replace(&mut self.stage, Stage::Lobby)
-        else {
-            unreachable!("the stage was just matched as playing")
-        };
-        let scores = finish.scores.clone();
-        self.seq += 1;
-        let over = GameOverInfo {
-            seq: self.seq,
-            winner,
-            scores: scores.clone(),
-            seed: m.game.seed().to_string(),
-            seed_salt: m.seed_salt.clone(),
-            stats: m.tally.stats(&m.game),
-        };
-        info!(
-            winner = winner.map(|w| w.0),
-            turn = m.game.turn(),
-            actions = m.actions(),
-            "game over"
-        );
-        self.metrics.room_moved(
-            Some(catan_protocol::RoomStatus::Playing),
-            Some(catan_protocol::RoomStatus::Finished),
-        );
-        self.stage = Stage::Finished {
-            game: m,
-            over: over.clone(),
-        };
+        self.metrics
+            .room_moved(Some(RoomStatus::Playing), Some(RoomStatus::Finished));
         self.metrics.game_finished();
-        let msg = ServerMessage::GameOver(over);
-        self.log_public(msg.clone());
-        self.send_all(&msg);
+        self.broadcast_public(|numbered| {
+            debug_assert_eq!(numbered, seq, "game_over takes the next number");
+            ServerMessage::GameOver(over)
+        });
         self.broadcast_room();
         Some(finish)
     }
-}
-
-/// The result of `game` if it is over, finished at `at` (Unix ms).
-fn finish_of(game: &Game, at: u64) -> Option<Finish> {
-    game.is_over().then(|| Finish {
-        winner: game.winner(),
-        finished_at: at,
-        scores: game.final_scores(),
-    })
 }

@@ -11,7 +11,8 @@
 use catan_engine::{Game, Phase, Seat};
 use tracing::info;
 
-use super::{ConnId, ConnMeta, Room, Stage, is_person, seat_at};
+use super::conns::ConnMeta;
+use super::{ConnId, Room};
 use catan_protocol::{CloseCode, ServerMessage};
 
 /// Whether a decision is `seat`'s now: the current player's, in every phase but a
@@ -29,19 +30,21 @@ impl Room {
     /// The seats a stand-in is due for once their countdown ends: a person's, with no
     /// connection and no stand-in, while a decision is theirs.
     fn awaiting_stand_in(&self) -> Vec<Seat> {
-        let Stage::Playing { game, .. } = &self.stage else {
+        if self.stage.timers().is_none() {
+            return Vec::new();
+        }
+        let Some(game) = self.stage.game() else {
             return Vec::new();
         };
         self.seats
-            .iter()
-            .enumerate()
-            .filter(|(i, s)| {
-                is_person(s)
-                    && s.conn.is_none()
-                    && s.stand_in.is_none()
-                    && owes_decision(&game.game, seat_at(*i))
+            .occupants()
+            .map(|(seat, _)| seat)
+            .filter(|&seat| {
+                self.seats.is_person(seat)
+                    && self.conns.of_seat(seat).is_none()
+                    && self.conns.stand_in_of(seat).is_none()
+                    && owes_decision(game.game(), seat)
             })
-            .map(|(i, _)| seat_at(i))
             .collect()
     }
 
@@ -50,8 +53,8 @@ impl Room {
     /// while its seat stays away with a decision of its own, from when that began.
     pub(crate) fn follow_stand_ins(&mut self) {
         let absent = self.awaiting_stand_in();
-        let (secs, now) = (self.options.stand_in_secs, self.now);
-        if let Stage::Playing { timers, .. } = &mut self.stage {
+        let (secs, now) = (self.options.stand_in_secs, self.now());
+        if let Some(timers) = self.stage.timers_mut() {
             timers.follow_stand_ins(&absent, secs, now);
         }
     }
@@ -64,22 +67,17 @@ impl Room {
         if !self.awaiting_stand_in().contains(&seat) {
             return None;
         }
-        let conn = self.next_conn;
-        self.next_conn += 1;
-        self.seats[seat.index()].stand_in = Some(conn);
+        // Everyone is told first; the stand-in starts from a snapshot that shows it.
         self.broadcast_public(|seq| ServerMessage::StandIn {
             seq,
             seat,
             active: true,
         });
-        self.conns.insert(
-            conn,
-            ConnMeta {
-                seat: Some(seat),
-                in_process: true,
-                stand_in: true,
-            },
-        );
+        let (conn, _) = self.conns.attach(ConnMeta {
+            seat: Some(seat),
+            in_process: true,
+            stand_in: true,
+        });
         let msg = ServerMessage::Snapshot(Box::new(self.snapshot(Some(seat))));
         self.send_to(conn, &msg);
         info!(
@@ -95,10 +93,10 @@ impl Room {
     /// connection is dropped, so it makes no further decision (an action it sent
     /// already is not taken: the connection is gone), and everyone is told.
     pub(super) fn end_stand_in(&mut self, seat: Seat) {
-        let Some(conn) = self.seats[seat.index()].stand_in.take() else {
+        let Some(conn) = self.conns.end_stand_in(seat) else {
             return;
         };
-        self.drop_conn(conn, CloseCode::Replaced, None);
+        self.outbox.close(conn, CloseCode::Replaced, None);
         self.broadcast_public(|seq| ServerMessage::StandIn {
             seq,
             seat,
@@ -113,6 +111,7 @@ mod tests {
     use catan_engine::GameOptions;
     use catan_engine::playout::RandomPlayer;
 
+    use super::super::seat_at;
     use super::*;
 
     #[test]

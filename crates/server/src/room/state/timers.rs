@@ -9,7 +9,7 @@ use std::time::Duration;
 use catan_engine::{Action, Event, Game, OfferId, Phase, Seat};
 use tokio::time::Instant;
 
-use super::{Now, Room, Stage};
+use super::{Now, Room};
 use catan_protocol::{OfferDeadline, RoomOptions};
 
 /// How soon a timer whose action could not be stored is tried again.
@@ -184,36 +184,32 @@ impl Timers {
 impl Room {
     /// The earliest deadline of the game in progress.
     pub(crate) fn next_deadline(&self) -> Option<Instant> {
-        match &self.stage {
-            Stage::Playing { timers, .. } => timers.next(),
-            _ => None,
-        }
+        self.stage.timers().and_then(Timers::next)
     }
 
     /// Takes the timers due at the current time, to be carried out in order with
     /// [`Room::stage_timer`]; each one's deadline is gone until [`Room::retry_timer`].
     pub(crate) fn take_due(&mut self) -> Vec<Timer> {
-        let now = self.now;
-        match &mut self.stage {
-            Stage::Playing { timers, .. } => timers.take_due(now),
-            _ => Vec::new(),
-        }
+        let now = self.now();
+        self.stage
+            .timers_mut()
+            .map(|t| t.take_due(now))
+            .unwrap_or_default()
     }
 
     /// A timer whose action the store refused runs again in a second; the offer stays
     /// open, the phase goes on meanwhile.
     pub(crate) fn retry_timer(&mut self, timer: Timer) {
-        let now = self.now;
-        if let Stage::Playing { timers, .. } = &mut self.stage {
+        let now = self.now();
+        if let Some(timers) = self.stage.timers_mut() {
             timers.retry(timer, now);
         }
     }
 
     /// The deadlines clients are told: the phase's and each open offer's.
     pub(super) fn deadlines(&self) -> (Option<u64>, Vec<OfferDeadline>) {
-        match &self.stage {
-            Stage::Playing { timers, .. } => timers.as_sent(self.now),
-            _ => (None, Vec::new()),
-        }
+        self.stage
+            .timers()
+            .map_or((None, Vec::new()), |t| t.as_sent(self.now()))
     }
 }

@@ -82,11 +82,11 @@ fn a_game_ended_by_the_turn_limit_finishes_the_room_as_a_win_does_with_no_winner
         panic!("finished")
     };
     assert_eq!(
-        m.game.turn(),
+        m.game().turn(),
         100,
         "ended with turn 100, not before or after"
     );
-    assert_eq!(finish.scores, m.game.final_scores());
+    assert_eq!(finish.scores, m.game().final_scores());
     let sent = drain(&mut r);
     for (_, conn) in &seats {
         let msgs = sent.to(*conn);
@@ -206,7 +206,7 @@ fn a_restored_log_plays_on_where_it_stopped() {
     assert!(restored.finish.is_none());
     let last = log[cut - 1].room_seq;
     assert_eq!(
-        r.seq,
+        r.seq(),
         last + SEQ_BLOCK + 1,
         "with no reservation stored, numbering goes on a block past the log"
     );
@@ -214,7 +214,7 @@ fn a_restored_log_plays_on_where_it_stopped() {
     for (reserved, seq) in [(last + 40, last + 41), (last - 1, last + 1)] {
         let mut record = record.clone();
         record.seq_reserved = Some(reserved);
-        assert_eq!(restore(record, &log[..cut]).room.seq, seq, "{reserved}");
+        assert_eq!(restore(record, &log[..cut]).room.seq(), seq, "{reserved}");
     }
     // The next stored action is accepted as the next one.
     let next = log[cut];
@@ -282,10 +282,10 @@ fn a_log_stored_past_the_turn_limit_before_it_existed_ends_at_the_limit() {
     let finish = restored.finish.expect("over at turn 100");
     assert_eq!(finish.winner, None);
     let r = restored.room;
-    let Stage::Finished { game: m, over } = &r.stage else {
+    let Stage::Finished { game: m, over, .. } = &r.stage else {
         panic!("finished")
     };
-    assert_eq!(m.game.turn(), 100);
+    assert_eq!(m.game().turn(), 100);
     assert!(
         m.actions() < log.len() as u64,
         "the rest of the log is not played"

@@ -128,8 +128,8 @@ fn next_move(r: &Room, bot: &mut dyn catan_bots::Strategy, rng: &mut StdRng) -> 
     (0..r.options.game.players)
         .map(Seat)
         .find_map(|s| {
-            let legal = game.game.legal_actions(s);
-            (!legal.is_empty()).then(|| (s, bot.choose(&game.game.view(Some(s)), &legal, rng)))
+            let legal = game.game().legal_actions(s);
+            (!legal.is_empty()).then(|| (s, bot.choose(&game.game().view(Some(s)), &legal, rng)))
         })
         .expect("someone may act")
 }
@@ -164,7 +164,7 @@ fn seats_fill_in_order_and_a_full_room_refuses_more_changing_nothing() {
         assert_eq!(seat, Seat(i));
     }
     let before = r.info();
-    let seq = r.seq;
+    let seq = r.seq();
     drain(&mut r);
     assert_eq!(r.take_seat("late", None, None), Err(LobbyError::RoomFull));
     assert_eq!(
@@ -176,7 +176,7 @@ fn seats_fill_in_order_and_a_full_room_refuses_more_changing_nothing() {
         Err(LobbyError::NoSuchSeat)
     );
     assert_eq!(r.info(), before);
-    assert_eq!(r.seq, seq);
+    assert_eq!(r.seq(), seq);
     assert!(r.take_outbox().is_empty(), "a refusal broadcasts nothing");
 }
 
@@ -288,7 +288,7 @@ fn a_staged_action_changes_nothing_until_it_is_committed() {
     let conn = &seats[0].1;
     let legal = r.legal_for(Some(Seat(0)));
     let action = legal[0];
-    let (seq, view) = (r.seq, r.snapshot(Some(Seat(0))).view);
+    let (seq, view) = (r.seq(), r.snapshot(Some(Seat(0))).view);
     let msg = ClientMessage::Action {
         request_id: "a-1".into(),
         action,
@@ -297,7 +297,10 @@ fn a_staged_action_changes_nothing_until_it_is_committed() {
     let staged = r.client_message(*conn, msg.clone()).expect("staged");
     assert_eq!(staged.record.seq, 0);
     assert_eq!(staged.record.room_seq, seq + 1);
-    assert_eq!((r.seq, r.snapshot(Some(Seat(0))).view), (seq, view.clone()));
+    assert_eq!(
+        (r.seq(), r.snapshot(Some(Seat(0))).view),
+        (seq, view.clone())
+    );
     // The store refused it: the client hears so, and the room is as it was.
     r.refuse_unstored(staged);
     let sent = drain(&mut r);
@@ -305,11 +308,11 @@ fn a_staged_action_changes_nothing_until_it_is_committed() {
         sent.to(*conn)[..],
         [ServerMessage::Rejected { code, request_id, .. }] if code == "store_unavailable" && request_id == "a-1"
     ));
-    assert_eq!((r.seq, r.snapshot(Some(Seat(0))).view), (seq, view));
+    assert_eq!((r.seq(), r.snapshot(Some(Seat(0))).view), (seq, view));
     // Tried again and stored: everyone hears the events; the actor gets its id back.
     let staged = r.client_message(*conn, msg).expect("staged");
     assert!(r.commit(staged).is_none());
-    assert_eq!(r.seq, seq + 1);
+    assert_eq!(r.seq(), seq + 1);
     let sent = drain(&mut r);
     for (i, (_, c)) in seats.iter().enumerate() {
         let [
@@ -337,7 +340,7 @@ fn refusals_carry_their_code_and_change_nothing() {
     assert!(r.client_message(seats[0].1, act("early")).is_none());
     start(&mut r);
     drain(&mut r);
-    let seq = r.seq;
+    let seq = r.seq();
     assert!(r.client_message(spectator, act("spec")).is_none());
     assert!(r.client_message(seats[1].1, act("not-yours")).is_none());
     assert!(r.client_message(seats[0].1, act(&"x".repeat(65))).is_none());
@@ -351,7 +354,7 @@ fn refusals_carry_their_code_and_change_nothing() {
         })
         .collect();
     assert_eq!(codes, ["spectator", "not_your_turn", "invalid_request_id"]);
-    assert_eq!(r.seq, seq);
+    assert_eq!(r.seq(), seq);
 }
 
 #[test]
@@ -360,7 +363,7 @@ fn a_second_connection_replaces_the_first_and_a_resume_replays_what_was_missed()
     start(&mut r);
     let (token, first) = seats[0].clone();
     drain(&mut r);
-    let seen = r.seq;
+    let seen = r.seq();
     let (seat, action) = next_move(
         &r,
         catan_bots::strategy(BotKind::Random).as_mut(),
@@ -373,7 +376,7 @@ fn a_second_connection_replaces_the_first_and_a_resume_replays_what_was_missed()
     assert_eq!(sent.closed, [(first, CloseCode::Replaced)]);
     let got = sent.to(second);
     assert!(matches!(got[0], ServerMessage::Events { seq, .. } if *seq == seen + 1));
-    assert!(matches!(got.last(), Some(ServerMessage::Resumed { seq, .. }) if *seq == r.seq));
+    assert!(matches!(got.last(), Some(ServerMessage::Resumed { seq, .. }) if *seq == r.seq()));
     // Replaced is no departure: no presence message says the seat left.
     r.announce_gone();
     assert!(drain(&mut r).msgs.is_empty());
@@ -437,7 +440,7 @@ fn a_trade_offer_expires_after_the_trade_timeout() {
     let Stage::Playing { game, .. } = &r.stage else {
         panic!()
     };
-    let id = game.game.offers()[0].id;
+    let id = game.game().offers()[0].id;
     assert_eq!(r.next_deadline(), Some(now.at + Duration::from_secs(20)));
     let (_, offers) = r.deadlines();
     assert_eq!(offers[0].deadline, now.unix_ms + 20_000, "sent as Unix ms");
@@ -449,7 +452,7 @@ fn a_trade_offer_expires_after_the_trade_timeout() {
     let Stage::Playing { game, .. } = &r.stage else {
         panic!()
     };
-    assert!(game.game.offers().is_empty());
+    assert!(game.game().offers().is_empty());
     assert_eq!(r.next_deadline(), None);
 }
 

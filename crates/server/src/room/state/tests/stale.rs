@@ -29,7 +29,7 @@ fn an_action_overtaken_by_the_game_is_refused_as_stale_with_the_current_seq() {
     let first = r.legal_for(Some(Seat(0)));
     assert!(!first.is_empty(), "seed 7 puts seat 0 first");
     let conn = seats[0].1;
-    let seen = r.seq;
+    let seen = r.seq();
     let place = first[0];
     let staged = r
         .client_message(conn, act_at(place, "a", Some(seen)))
@@ -38,7 +38,7 @@ fn an_action_overtaken_by_the_game_is_refused_as_stale_with_the_current_seq() {
     // A chat does not move the game on: the seat's next choice is still current.
     r.client_message(seats[1].1, ClientMessage::Chat { text: "hi".into() });
     drain(&mut r);
-    let (seq, view) = (r.seq, r.snapshot(Some(Seat(0))).view);
+    let (seq, view) = (r.seq(), r.snapshot(Some(Seat(0))).view);
     // The same settlement again, chosen before it was placed: stale, not a rules error.
     assert!(
         r.client_message(conn, act_at(place, "b", Some(seen)))
@@ -48,14 +48,14 @@ fn an_action_overtaken_by_the_game_is_refused_as_stale_with_the_current_seq() {
         rejection(&drain(&mut r)),
         ("stale_action".to_owned(), Some(seq))
     );
-    assert_eq!((r.seq, r.snapshot(Some(Seat(0))).view), (seq, view));
+    assert_eq!((r.seq(), r.snapshot(Some(Seat(0))).view), (seq, view));
     // Without expect_seq, or chosen at the current seq, the engine's own code.
     assert!(r.client_message(conn, act_at(place, "c", None)).is_none());
     let (code, at) = rejection(&drain(&mut r));
     assert_ne!(code, "stale_action");
     assert_eq!(at, None);
     assert!(
-        r.client_message(conn, act_at(place, "d", Some(r.seq)))
+        r.client_message(conn, act_at(place, "d", Some(r.seq())))
             .is_none()
     );
     assert_eq!(rejection(&drain(&mut r)).0, code);

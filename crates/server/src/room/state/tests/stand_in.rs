@@ -39,7 +39,7 @@ fn a_restored_room_counts_down_for_the_absent_person_on_turn_from_the_restart() 
     let Stage::Playing { game, .. } = &r2.stage else {
         panic!("playing")
     };
-    let first = game.game.current();
+    let first = game.game().current();
     r2.at(after(restart, 45), true);
     assert_eq!(r2.take_due(), vec![Timer::StandIn(first)]);
     let conn = r2.start_stand_in(first).expect("a stand-in");
