@@ -14,7 +14,7 @@
 //! for the cores instead of taking them all, and those threads run at idle
 //! priority, so a search only ever takes CPU time that no connection wants.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use catan_bots::{Budget, SearchBot, SeatDriver, Strategy};
@@ -25,7 +25,7 @@ use tokio::sync::Semaphore;
 use tokio::sync::mpsc::Receiver;
 use tracing::debug;
 
-use crate::room::{Connected, Outbound, RoomHandle};
+use crate::room::{BotRunner, Connected, Outbound, RoomHandle};
 
 /// How built-in bots play (flags of `catan-server`).
 #[derive(Clone, Debug, clap::Args)]
@@ -81,19 +81,55 @@ pub struct BotSettings {
     pub search_threads: usize,
 }
 
-/// The one semaphore bounding searches, sized by the first bot started.
-fn search_slots(threads: usize) -> Arc<Semaphore> {
-    static SLOTS: OnceLock<Arc<Semaphore>> = OnceLock::new();
-    SLOTS
-        .get_or_init(|| {
-            let n = if threads == 0 {
-                std::thread::available_parallelism().map_or(1, usize::from)
-            } else {
-                threads
+/// The server's built-in bots: how they play, and the slots that bound how many
+/// `hard` searches run at once (one semaphore per server, shared by its bots).
+#[derive(Debug, Clone)]
+pub struct Bots {
+    /// Think time and search budget.
+    settings: BotSettings,
+    /// Searches running at once at most.
+    search: Arc<Semaphore>,
+}
+
+impl Bots {
+    /// Bots that play with `settings`; `search_threads` 0 gives one search slot per
+    /// CPU core.
+    #[must_use]
+    pub fn new(settings: BotSettings) -> Bots {
+        let n = if settings.search_threads == 0 {
+            std::thread::available_parallelism().map_or(1, usize::from)
+        } else {
+            settings.search_threads
+        };
+        Bots {
+            settings,
+            search: Arc::new(Semaphore::new(n)),
+        }
+    }
+
+    /// The same bots with another think time (tests).
+    #[must_use]
+    pub fn thinking(mut self, think: Duration) -> Bots {
+        self.settings.think = think;
+        self
+    }
+}
+
+impl BotRunner for Bots {
+    fn seat(&self, room: RoomHandle, token: String, kind: BotKind) {
+        let bots = self.clone();
+        tokio::spawn(async move {
+            let Ok(conn) = room.connect_in_process(token).await else {
+                return;
             };
-            Arc::new(Semaphore::new(n))
-        })
-        .clone()
+            bots.run(room, conn, kind, rand::random()).await;
+        });
+    }
+
+    fn stand_in(&self, room: RoomHandle, conn: Connected, kind: BotKind) {
+        let bots = self.clone();
+        tokio::spawn(async move { bots.run(room, conn, kind, rand::random()).await });
+    }
 }
 
 /// Puts the calling blocking thread at idle priority, once (`SCHED_IDLE` on Linux,
@@ -125,34 +161,14 @@ fn idle_priority() {
     }
 }
 
-/// Starts a bot task for the seat whose token is `token`.
-pub fn spawn(room: RoomHandle, token: String, settings: BotSettings, kind: BotKind, seed: u64) {
-    tokio::spawn(async move {
-        let Ok(conn) = room.connect_in_process(token).await else {
-            return;
-        };
-        run(room, conn, settings, kind, seed).await;
-    });
-}
-
-/// Starts a bot task on a connection the room attached itself: a stand-in for the
-/// absent person of `conn`'s seat. It plays like any bot until the room drops the
-/// connection (the person is back) or the game ends.
-pub(crate) fn stand_in(
-    room: RoomHandle,
-    conn: Connected,
-    settings: BotSettings,
-    kind: BotKind,
-    seed: u64,
-) {
-    tokio::spawn(run(room, conn, settings, kind, seed));
-}
-
-/// Plays `conn`'s seat, then detaches the connection.
-async fn run(room: RoomHandle, conn: Connected, settings: BotSettings, kind: BotKind, seed: u64) {
-    let conn_id = conn.conn;
-    play(&room, conn, settings, kind, seed).await;
-    room.disconnect(conn_id).await;
+impl Bots {
+    /// Plays `conn`'s seat, then detaches the connection.
+    async fn run(self, room: RoomHandle, conn: Connected, kind: BotKind, seed: u64) {
+        let conn_id = conn.conn;
+        let search = (kind == BotKind::Hard).then(|| self.search.clone());
+        play(&room, conn, self.settings, search, kind, seed).await;
+        room.disconnect(conn_id).await;
+    }
 }
 
 /// Hands `first` and every message queued behind it to the driver; false once the
@@ -240,6 +256,7 @@ async fn play(
     room: &RoomHandle,
     mut conn: Connected,
     settings: BotSettings,
+    search: Option<Arc<Semaphore>>,
     kind: BotKind,
     seed: u64,
 ) {
@@ -247,7 +264,6 @@ async fn play(
         BotKind::Hard => Box::new(SearchBot::new(settings.search)),
         k => catan_bots::strategy(k),
     };
-    let search = (kind == BotKind::Hard).then(|| search_slots(settings.search_threads));
     let mut player = Player {
         driver: SeatDriver::new(),
         strategy,

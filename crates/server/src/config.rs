@@ -139,7 +139,6 @@ impl Config {
     pub fn room_settings(&self) -> crate::room::RoomSettings {
         crate::room::RoomSettings {
             rooms: self.rooms.clone(),
-            bots: self.bots.settings(),
             outbound_queue: self.limits.outbound_queue,
             store_timeout: self.store.store_timeout(),
         }

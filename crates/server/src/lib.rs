@@ -13,7 +13,9 @@
 //!   synchronous state machine (lobby, playing, finished) unit-tested without a
 //!   runtime; [`room::RoomTask`] drives it (commands, deadlines, store writes, socket
 //!   queues); [`room::RoomHandle`] is the cloneable way in.
-//! - [`registry`]: the rooms by id. [`bot`]: built-in bots, clients like any other.
+//! - [`registry`]: the rooms by id; [`restore`]: the one path that brings stored
+//!   games back as rooms (start-up, cluster takeover). [`bot`]: built-in bots,
+//!   clients like any other.
 //! - [`listen`]: the accept loop (header timeout, socket caps, peer addresses);
 //!   [`address`]: the client's address behind trusted proxies, and the key
 //!   per-address limits count it under; [`limits`]: token buckets and WebSocket
@@ -48,6 +50,7 @@ pub mod lobby;
 pub mod metrics;
 pub mod origin;
 pub mod registry;
+pub mod restore;
 pub mod room;
 pub mod store;
 pub mod token;
@@ -103,6 +106,8 @@ pub struct AppState {
     pub cluster: Option<Arc<cluster::Cluster>>,
     /// What every room reads of the configuration (shared by all rooms).
     room_settings: Arc<room::RoomSettings>,
+    /// The built-in bots, with the slots bounding their searches.
+    bots: Arc<bot::Bots>,
 }
 
 impl AppState {
@@ -136,6 +141,7 @@ impl AppState {
             )),
             rooms: Arc::new(registry::Rooms::new(config.limits.max_rooms)),
             room_settings: Arc::new(config.room_settings()),
+            bots: Arc::new(bot::Bots::new(config.bots.settings())),
             config: Arc::new(config),
             shutdown: CancellationToken::new(),
             metrics,
@@ -160,8 +166,15 @@ impl AppState {
             metrics: self.metrics.clone(),
             tasks: self.tasks.clone(),
             shutdown: self.shutdown.child_token(),
-            rooms: Arc::downgrade(&self.rooms),
+            bots: self.bots.clone(),
+            rooms: Arc::downgrade(&(self.rooms.clone() as Arc<dyn room::Directory>)),
         }
+    }
+
+    /// What brings stored games back as rooms of this server.
+    #[must_use]
+    pub fn restorer(&self) -> restore::Restorer {
+        restore::Restorer::new(self.store.clone(), self.rooms.clone(), self.room_context())
     }
 
     /// The room with this id (as a path gives it): `room_not_found` when the id is
@@ -344,8 +357,8 @@ pub async fn run_with(
     let cluster = fence
         .zip(config.cluster.cluster_address.clone())
         .map(|(f, address)| {
-            let pool = store.pool().clone();
-            Arc::new(cluster::Cluster::new(f, address, pool, url.clone()))
+            let leases = store::Leases::new(store.pool().clone(), url.clone(), f.clone());
+            Arc::new(cluster::Cluster::new(f, address, leases))
         });
     let state = AppState::new(config, Arc::new(store)).with_cluster(cluster);
     serve(listener, admin, state, shutdown).await
@@ -367,11 +380,23 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     match &state.cluster {
         // One instance: it holds every unfinished game.
-        None => restore_rooms(&state).await.map_err(std::io::Error::other)?,
+        None => {
+            let restored = state
+                .restorer()
+                .all()
+                .await
+                .map_err(std::io::Error::other)?;
+            info!(restored, "unfinished games restored");
+        }
         // Several: the games are claimed, a share each, as their leases expire.
         Some(c) => {
             c.register().await.map_err(std::io::Error::other)?;
-            tokio::spawn(cluster::run(c.clone(), state.clone()));
+            tokio::spawn(cluster::run(
+                c.clone(),
+                state.restorer(),
+                state.rooms.clone(),
+                state.shutdown.clone(),
+            ));
         }
     }
     if state.client_addresses.header_without_proxies() {
@@ -495,24 +520,4 @@ pub fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
         let _ = tokio::signal::ctrl_c().await;
         info!("Ctrl-C received");
     }
-}
-
-/// Brings back every unfinished game of the store as a live room.
-async fn restore_rooms(state: &AppState) -> Result<(), store::StoreError> {
-    let games = state.store.unfinished_games().await?;
-    for record in games {
-        let id = record.game.id;
-        let actions = state.store.actions(id).await?;
-        let n = actions.len();
-        // Nobody could act while the server was down: every timer starts afresh.
-        let deadlines = room::Deadlines::Restart;
-        match room::RoomHandle::restore(state.room_context(), record, &actions, deadlines) {
-            Ok(handle) => {
-                state.rooms.insert(handle);
-                tracing::info!(room = %id, actions = n, "restored game");
-            }
-            Err(e) => tracing::error!(room = %id, error = %e, "could not restore game"),
-        }
-    }
-    Ok(())
 }

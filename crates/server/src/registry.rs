@@ -7,7 +7,7 @@ use std::sync::RwLock;
 use uuid::Uuid;
 
 use crate::error::LobbyError;
-use crate::room::{RoomContext, RoomHandle};
+use crate::room::{Directory, RoomContext, RoomHandle};
 use catan_protocol::RoomOptions;
 
 /// All rooms, newest last.
@@ -124,5 +124,24 @@ impl Rooms {
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+impl Directory for Rooms {
+    fn create(
+        &self,
+        ctx: RoomContext,
+        options: RoomOptions,
+        host_token: String,
+    ) -> Result<RoomHandle, LobbyError> {
+        Rooms::create(self, ctx, options, host_token)
+    }
+
+    fn get(&self, id: Uuid) -> Result<RoomHandle, LobbyError> {
+        Rooms::get(self, id)
+    }
+
+    fn remove(&self, id: Uuid) {
+        Rooms::remove(self, id);
     }
 }

@@ -4,8 +4,6 @@
 
 use std::time::Duration;
 
-use crate::bot::BotSettings;
-
 /// The defaults of new rooms and how long rooms live (flags of `catan-server`).
 #[derive(Clone, Debug, clap::Args)]
 pub struct RoomConfig {
@@ -71,8 +69,6 @@ impl RoomConfig {
 pub struct RoomSettings {
     /// Room lifetimes and the reconnect backlog.
     pub rooms: RoomConfig,
-    /// How the room's built-in bots and stand-ins play.
-    pub bots: BotSettings,
     /// Messages queued per connection before a slow client is dropped.
     pub outbound_queue: usize,
     /// The bound on an action's store write, retries included.

@@ -21,10 +21,9 @@ use uuid::Uuid;
 
 use crate::error::LobbyError;
 use crate::metrics::Metrics;
-use crate::registry::Rooms;
 use crate::store::{ActionRecord, GameRecord, Store};
 use catan_protocol::{
-    AddBotRequest, AddBotResponse, ClientMessage, CloseCode, RematchResponse, RoomInfo,
+    AddBotRequest, AddBotResponse, BotKind, ClientMessage, CloseCode, RematchResponse, RoomInfo,
     RoomOptions, ServerMessage, TakeSeatResponse,
 };
 use catan_protocol::{AdminRoomDetail, AdminRoomSummary, CloseRoomResponse};
@@ -97,9 +96,45 @@ pub struct RoomContext {
     /// Cancelled when the server shuts down (a child of the server's token): the
     /// room task then ends.
     pub shutdown: CancellationToken,
-    /// The registry, so that a room that ends (closed, idle) can leave it. Weak: the
-    /// registry owns the handles, not the other way round.
-    pub rooms: Weak<Rooms>,
+    /// Starts the room's built-in bots and stand-ins.
+    pub bots: Arc<dyn BotRunner>,
+    /// The server's rooms, so that a room that ends (closed, idle) can leave them and
+    /// a rematch can make its room. Weak: the rooms own the handles, not the other
+    /// way round.
+    pub rooms: Weak<dyn Directory>,
+}
+
+/// Starts built-in bots for a room: on a seat, with its token, or as a stand-in on a
+/// connection the room attached. The server's bot runner (`crate::bot::Bots`) is
+/// one; rooms do not depend on how bots play.
+pub trait BotRunner: Send + Sync {
+    /// Starts a bot of `kind` on the seat whose token is `token`.
+    fn seat(&self, room: RoomHandle, token: String, kind: BotKind);
+    /// Starts a bot of `kind` on `conn`, standing in for the absent person of its
+    /// seat, until the room drops the connection (the person is back) or the game
+    /// ends.
+    fn stand_in(&self, room: RoomHandle, conn: Connected, kind: BotKind);
+}
+
+/// The server's rooms as a room sees them (`crate::registry::Rooms` is they).
+pub trait Directory: Send + Sync {
+    /// Creates a room, unless the server holds as many as it may.
+    ///
+    /// # Errors
+    /// `TooManyRooms`.
+    fn create(
+        &self,
+        ctx: RoomContext,
+        options: RoomOptions,
+        host_token: String,
+    ) -> Result<RoomHandle, LobbyError>;
+    /// The room with this id.
+    ///
+    /// # Errors
+    /// `RoomNotFound`.
+    fn get(&self, id: Uuid) -> Result<RoomHandle, LobbyError>;
+    /// Forgets a room whose task has ended.
+    fn remove(&self, id: Uuid);
 }
 
 /// How a restored room's timers start again.
@@ -223,12 +258,12 @@ impl RoomHandle {
             tx,
             shutdown: ctx.shutdown.clone(),
         };
-        let settings = ctx.settings.bots;
         let tasks = ctx.tasks.clone();
+        let runner = ctx.bots.clone();
         let (task, bots) = RoomTask::restore(record, actions, ctx, rx, handle.clone(), deadlines)?;
         tasks.spawn(task.run());
         for (token, kind) in bots {
-            crate::bot::spawn(handle.clone(), token, settings, kind, rand::random());
+            runner.seat(handle.clone(), token, kind);
         }
         Ok(handle)
     }

@@ -199,9 +199,7 @@ impl RoomTask {
             } => {
                 let kind = request.kind;
                 let added = self.room.add_bot(&host_token, request).map(|(r, token)| {
-                    let settings = self.ctx.settings.bots;
-                    let handle = self.handle.clone();
-                    crate::bot::spawn(handle, token, settings, kind, rand::random());
+                    self.ctx.bots.seat(self.handle.clone(), token, kind);
                     r
                 });
                 let _ = reply.send(added);
@@ -388,13 +386,8 @@ impl RoomTask {
             return;
         };
         let connected = self.link(conn, Some(seat));
-        crate::bot::stand_in(
-            self.handle.clone(),
-            connected,
-            self.ctx.settings.bots,
-            self.room.options().stand_in_level,
-            rand::random(),
-        );
+        let kind = self.room.options().stand_in_level;
+        self.ctx.bots.stand_in(self.handle.clone(), connected, kind);
     }
 
     /// Carries out every timer that has run out; one the store refuses is retried.

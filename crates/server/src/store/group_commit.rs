@@ -309,11 +309,11 @@ async fn write(
             let r = &a.record;
             Ok(Row {
                 game_id: a.game,
-                seq: super::sql::to_i64(r.seq),
-                room_seq: super::sql::to_i64(r.room_seq),
+                seq: to_i64(r.seq),
+                room_seq: to_i64(r.room_seq),
                 seat: r.seat.map(|s| s.0),
                 action: serde_json::to_string(&r.action)?,
-                created_at: super::sql::to_i64(r.at),
+                created_at: to_i64(r.at),
                 owner: fence.map(Fence::owner),
                 epoch: fence.map(|f| f.epoch(a.game)),
             })
@@ -339,4 +339,10 @@ async fn write(
         )));
     }
     Ok(Stored::All)
+}
+
+/// A count or a time as the databases store it (a signed 64-bit column; beyond it,
+/// the largest).
+pub(super) fn to_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
 }

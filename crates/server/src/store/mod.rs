@@ -6,6 +6,7 @@ mod config;
 mod fence;
 mod group_commit;
 mod guarded;
+mod leases;
 mod options;
 pub mod retry;
 mod single;
@@ -20,6 +21,7 @@ use uuid::Uuid;
 pub use config::{ConfigError, StoreConfig};
 pub use fence::{Fence, NO_EPOCH};
 pub use guarded::Guarded;
+pub use leases::Leases;
 
 pub use options::StoredOptions;
 pub use retry::connect_at_start;

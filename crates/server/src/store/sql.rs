@@ -12,6 +12,7 @@ use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{AnyPool, Row};
 use uuid::Uuid;
 
+use super::group_commit::to_i64;
 use super::{
     ActionRecord, Fence, Finish, GameQuery, GameRecord, GameStatus, NewGame, PlayerRecord, Store,
     StoreError, StoredOptions,
@@ -34,10 +35,6 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations");
 
 fn corrupt(e: impl std::fmt::Display) -> StoreError {
     StoreError::Corrupt(e.to_string())
-}
-
-pub(super) fn to_i64(n: u64) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 fn to_u64(n: i64) -> u64 {

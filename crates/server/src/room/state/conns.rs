@@ -7,20 +7,9 @@ use std::collections::HashMap;
 
 use catan_engine::Seat;
 
-use super::{ConnId, Room};
+use super::{ConnId, ConnMeta, Room};
 use crate::error::LobbyError;
 use catan_protocol::{CloseCode, ClosingReason, ServerMessage};
-
-/// One attached connection, as the room knows it (its socket is the task's).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ConnMeta {
-    /// Its seat, `None` for spectators.
-    pub(crate) seat: Option<Seat>,
-    /// A client of this process (a built-in bot): sent typed messages, not text.
-    pub(crate) in_process: bool,
-    /// A bot standing in for the seat's absent person: not the seat's connection.
-    pub(crate) stand_in: bool,
-}
 
 /// What ended when a connection was detached.
 #[derive(Debug, Default, Clone, Copy)]

@@ -119,6 +119,17 @@ impl Now {
     }
 }
 
+/// One attached connection, as the room knows it (its socket is the task's).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ConnMeta {
+    /// Its seat, `None` for spectators.
+    pub(crate) seat: Option<Seat>,
+    /// A client of this process (a built-in bot): sent typed messages, not text.
+    pub(crate) in_process: bool,
+    /// A bot standing in for the seat's absent person: not the seat's connection.
+    pub(crate) stand_in: bool,
+}
+
 /// A room rebuilt from the store.
 pub(crate) struct Restored {
     /// The room, playing (or finished, if its log ends the game: a win or the turn

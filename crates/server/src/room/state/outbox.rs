@@ -10,8 +10,7 @@ use std::sync::Arc;
 use axum::extract::ws::Utf8Bytes;
 use catan_engine::{Action, Event, Seat};
 
-use super::conns::{ConnMeta, Conns};
-use super::{ConnId, Room};
+use super::{ConnId, ConnMeta, Room};
 use crate::room::Outbound;
 use catan_protocol::{
     CloseCode, History, HistoryActions, HistoryChat, OfferDeadline, ServerMessage,
@@ -272,7 +271,7 @@ impl Outbox {
     /// Spectators share one serialization.
     pub(super) fn broadcast_events(
         &mut self,
-        conns: &Conns,
+        conns: &[(ConnId, ConnMeta)],
         events: Vec<Event>,
         request: Option<(ConnId, String)>,
         deadlines: Deadlines,
@@ -285,7 +284,7 @@ impl Outbox {
         self.log(Logged::Events(events.clone()));
         let (deadline, offer_deadlines) = deadlines;
         let mut spectator_text: Option<Utf8Bytes> = None;
-        for (id, meta) in conns.sorted() {
+        for &(id, meta) in conns {
             let request_id = request
                 .as_ref()
                 .filter(|(c, _)| *c == id)
@@ -321,7 +320,7 @@ impl Outbox {
     /// Broadcasts a message that is the same for everyone, numbered by `make`.
     pub(super) fn broadcast_public(
         &mut self,
-        conns: &Conns,
+        conns: &[(ConnId, ConnMeta)],
         make: impl FnOnce(u64) -> ServerMessage,
     ) {
         self.seq += 1;
@@ -332,10 +331,10 @@ impl Outbox {
 
     /// Sends the same message to every connection: serialized once for the sockets,
     /// shared as it is with the clients in this process.
-    fn send_all(&mut self, conns: &Conns, msg: &ServerMessage) {
+    fn send_all(&mut self, conns: &[(ConnId, ConnMeta)], msg: &ServerMessage) {
         let mut text: Option<Utf8Bytes> = None;
         let mut typed: Option<Arc<ServerMessage>> = None;
-        for (id, meta) in conns.sorted() {
+        for &(id, meta) in conns {
             let out = if meta.in_process {
                 Outbound::Message(typed.get_or_insert_with(|| Arc::new(msg.clone())).clone())
             } else {
@@ -356,7 +355,7 @@ impl Room {
 
     /// Broadcasts a message that is the same for everyone, numbered by `make`.
     pub(super) fn broadcast_public(&mut self, make: impl FnOnce(u64) -> ServerMessage) {
-        self.outbox.broadcast_public(&self.conns, make);
+        self.outbox.broadcast_public(&self.conns.sorted(), make);
     }
 
     /// Broadcasts the events of one action, with each seat's legal actions and the
@@ -369,7 +368,7 @@ impl Room {
         let deadlines = self.deadlines();
         let stage = &self.stage;
         self.outbox
-            .broadcast_events(&self.conns, events, request, deadlines, |seat| {
+            .broadcast_events(&self.conns.sorted(), events, request, deadlines, |seat| {
                 stage.legal_for(seat)
             });
     }

@@ -11,8 +11,7 @@
 use catan_engine::{Game, Phase, Seat};
 use tracing::info;
 
-use super::conns::ConnMeta;
-use super::{ConnId, Room};
+use super::{ConnId, ConnMeta, Room};
 use catan_protocol::{CloseCode, ServerMessage};
 
 /// Whether a decision is `seat`'s now: the current player's, in every phase but a

@@ -118,7 +118,8 @@ fn context(store: Arc<dyn Store>) -> RoomContext {
         metrics,
         tasks: TaskTracker::new(),
         shutdown,
-        rooms: Weak::new(),
+        bots: Arc::new(crate::bot::Bots::new(config.bots.settings())),
+        rooms: Weak::<crate::registry::Rooms>::new(),
     }
 }
 

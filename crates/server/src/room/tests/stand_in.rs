@@ -21,9 +21,8 @@ async fn room_of_people(
     tweak: impl FnOnce(&mut RoomOptions),
 ) -> (RoomHandle, Vec<Connected>, Vec<String>) {
     let mut ctx = context(Arc::new(Switchable::default()));
-    let mut settings = (*ctx.settings).clone();
-    settings.bots.think = think;
-    ctx.settings = Arc::new(settings);
+    let bots = crate::bot::Bots::new(crate::Config::for_tests().bots.settings());
+    ctx.bots = Arc::new(bots.thinking(think));
     started_in(ctx, tweak).await
 }
 

@@ -264,11 +264,10 @@ async fn a_game_of_one_person_and_bots_is_abandoned_while_the_bots_and_a_stand_i
     // person is connected it is not.
     let store = Arc::new(Switchable::default());
     let mut ctx = context(store.clone());
-    let mut settings = (*ctx.settings).clone();
     // Slow bots and a target of 20: the game is far from over after hours.
-    settings.bots.think = Duration::from_secs(10);
-    let after = Duration::from_secs(settings.rooms.abandon_after_secs);
-    ctx.settings = Arc::new(settings);
+    let bots = crate::bot::Bots::new(Config::for_tests().bots.settings());
+    ctx.bots = Arc::new(bots.thinking(Duration::from_secs(10)));
+    let after = Duration::from_secs(ctx.settings.rooms.abandon_after_secs);
     let options = RoomOptions {
         game: GameOptions::default()
             .with_players(3)
