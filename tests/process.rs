@@ -145,7 +145,14 @@ impl ServerProcess {
 /// limits of `Config::for_tests` and the extra variables `env` (which cannot
 /// override those: a compose file's `CATAN_BIND` must not move the test server).
 fn child_server_command(database_url: &str, env: &[(&str, &str)]) -> Command {
-    let exe = std::env::current_exe().expect("test binary");
+    // The running binary itself: on Linux `/proc/self/exe` still opens it after a
+    // build elsewhere in the tree replaced its file (its path then no longer does).
+    let own = std::path::Path::new("/proc/self/exe");
+    let exe = if own.exists() {
+        own.to_path_buf()
+    } else {
+        std::env::current_exe().expect("test binary")
+    };
     let mut command = Command::new(exe);
     command
         .envs(env.iter().copied())
