@@ -1,5 +1,9 @@
-//! Self-hosting files: no Docker engine runs here, so the compose file and the
-//! Dockerfile are checked against what the server actually reads.
+//! Self-hosting files: the compose files and the Dockerfile checked against what
+//! the server actually reads. (They are run for real by deploy/compose-test.sh,
+//! which needs a container engine and is not part of this suite.)
+
+mod env_example;
+mod proxy;
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -43,7 +47,20 @@ fn the_compose_file_runs_postgres_with_a_volume_and_a_health_check() {
     );
     let check = db["healthcheck"]["test"][1].as_str().expect("health check");
     assert!(check.contains("pg_isready"));
+    // Over TCP, as the server connects: during the image's first initialisation
+    // PostgreSQL listens on its Unix socket only, and a socket check passes then.
+    assert!(
+        check.contains("-h 127.0.0.1"),
+        "the health check goes over TCP: {check}"
+    );
     assert!(db["restart"].as_str().is_some());
+    // PostgreSQL's fast shutdown writes a checkpoint: more than Docker's 10 s.
+    let grace = duration(
+        db["stop_grace_period"]
+            .as_str()
+            .expect("the db service has a stop_grace_period"),
+    );
+    assert!(grace >= Duration::from_secs(30), "{grace:?}");
 }
 
 #[test]
@@ -88,9 +105,25 @@ fn the_compose_file_starts_the_server_after_a_healthy_database_with_variables_it
         .iter()
         .filter_map(Value::as_str)
         .collect();
+    // The public port is reached through the proxy only: published on the host, a
+    // client could go round the proxy (and its HTTPS).
     assert!(
-        ports.iter().any(|p| p.ends_with(&format!(":{port}"))),
-        "the public port is published"
+        ports.iter().all(|p| !p.ends_with(&format!(":{port}"))),
+        "the server's public port {port} is not published: {ports:?}"
+    );
+    let expose: Vec<String> = server["expose"]
+        .as_sequence()
+        .expect("expose")
+        .iter()
+        .map(|p| match p {
+            Value::String(s) => s.clone(),
+            other => format!("{}", other.as_u64().expect("a port")),
+        })
+        .collect();
+    assert_eq!(
+        expose,
+        [port],
+        "the proxy reaches it on the compose network"
     );
     let admin = env
         .get("CATAN_ADMIN_BIND")
@@ -101,9 +134,122 @@ fn the_compose_file_starts_the_server_after_a_healthy_database_with_variables_it
         .iter()
         .filter(|p| p.ends_with(&format!(":{admin_port}")))
         .collect();
+    assert_eq!(published.len(), 1, "the admin port is published: {ports:?}");
     assert!(
         published.iter().all(|p| p.starts_with("127.0.0.1:")),
         "the admin port is only published on the host's loopback"
+    );
+}
+
+#[test]
+fn every_setting_in_dot_env_reaches_the_server() {
+    let c = compose();
+    let server = &c["services"]["server"];
+    let files = server["env_file"].as_sequence().expect("env_file");
+    assert!(
+        files
+            .iter()
+            .any(|f| f.as_str() == Some(".env") || f["path"].as_str() == Some(".env")),
+        "the server gets the whole .env: {files:?}"
+    );
+}
+
+/// The Dockerfile's instructions, continuation lines joined and comments left out,
+/// each as (keyword, the rest).
+fn dockerfile_instructions() -> Vec<(String, String)> {
+    include_str!("../../Dockerfile")
+        .replace("\\\n", " ")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let (keyword, rest) = l.split_once(' ').unwrap_or((l, ""));
+            (keyword.to_ascii_uppercase(), rest.trim().to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn the_dockerfile_builds_the_dependencies_in_a_layer_before_the_sources() {
+    let all = dockerfile_instructions();
+    // The stage that builds the binary the runtime copies.
+    let runtime_copy = all
+        .iter()
+        .rev()
+        .find(|(k, rest)| k == "COPY" && rest.contains("catan-server /usr/local/bin/"))
+        .expect("the runtime copies the binary");
+    let stage = runtime_copy
+        .1
+        .strip_prefix("--from=")
+        .and_then(|r| r.split_whitespace().next())
+        .expect("COPY --from=STAGE");
+    let start = all
+        .iter()
+        .position(|(k, rest)| k == "FROM" && rest.ends_with(&format!(" AS {stage}")))
+        .expect("the build stage");
+    let end = all[start + 1..]
+        .iter()
+        .position(|(k, _)| k == "FROM")
+        .map_or(all.len(), |i| start + 1 + i);
+    let body = &all[start + 1..end];
+    let first_build = body
+        .iter()
+        .position(|(k, rest)| k == "RUN" && rest.contains("cargo build --release --locked"))
+        .expect("a cargo build");
+    let sources = body
+        .iter()
+        .position(|(k, rest)| k == "COPY" && rest == ". .")
+        .expect("the sources are copied");
+    assert!(
+        first_build < sources,
+        "the dependencies are built before the sources come in: {body:?}"
+    );
+    // Before that build, only the skeleton: manifests, lock file, stubs.
+    for (k, rest) in &body[..first_build] {
+        assert!(
+            k != "COPY" || rest.starts_with("--from="),
+            "nothing of the sources before the dependency build: COPY {rest}"
+        );
+    }
+    // After the sources, the workspace's crates are forced out of date and built.
+    let last = body[sources..]
+        .iter()
+        .find(|(k, rest)| k == "RUN" && rest.contains("cargo build"))
+        .expect("the real build");
+    assert!(last.1.contains("touch"), "{}", last.1);
+}
+
+#[test]
+fn the_image_runs_as_a_user_without_a_home_or_anonymous_volume() {
+    let all = dockerfile_instructions();
+    assert!(
+        all.iter().all(|(k, _)| k != "VOLUME"),
+        "a VOLUME leaves an anonymous volume per compose down/up"
+    );
+    let runtime = &all[all.iter().rposition(|(k, _)| k == "FROM").expect("FROM")..];
+    let user = runtime
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "USER")
+        .expect("the runtime sets a USER");
+    assert!(
+        !matches!(user.1.as_str(), "root" | "0" | "0:0"),
+        "not root: {}",
+        user.1
+    );
+    let useradd = runtime
+        .iter()
+        .find(|(k, rest)| k == "RUN" && rest.contains("useradd"))
+        .expect("the user is made");
+    assert!(
+        useradd.1.contains("--no-create-home") && !useradd.1.contains("--create-home "),
+        "no home directory (its dot files would land in the data volume): {}",
+        useradd.1
+    );
+    assert!(
+        runtime
+            .iter()
+            .any(|(k, rest)| k == "HEALTHCHECK" && !rest.is_empty())
     );
 }
 
@@ -262,8 +408,10 @@ fn the_dockerignore_matcher_follows_dockers_rules() {
 }
 
 /// A value of the compose file with its `${VAR}`, `${VAR:-default}`,
-/// `${VAR-default}`, `${VAR:?message}` and `${VAR?message}` filled in from `vars`,
-/// as docker compose fills them from `.env` (and `$$` is a `$`).
+/// `${VAR-default}`, `${VAR:+alternative}`, `${VAR+alternative}`,
+/// `${VAR:?message}` and `${VAR?message}` filled in from `vars`, as docker compose
+/// fills them from `.env`: a default or alternative may itself hold `${...}`, and
+/// `$$` is a `$`.
 fn interpolate(value: &str, vars: &[(&str, &str)]) -> String {
     let get = |name: &str| vars.iter().find(|(k, _)| *k == name).map(|(_, v)| *v);
     let mut out = String::new();
@@ -279,7 +427,20 @@ fn interpolate(value: &str, vars: &[(&str, &str)]) -> String {
         let r = rest
             .strip_prefix('{')
             .expect("only ${...} in the compose file");
-        let end = r.find('}').expect("closing brace");
+        // The closing brace of this expression, past any nested ones.
+        let mut depth = 1;
+        let end = r
+            .char_indices()
+            .find(|&(_, c)| {
+                depth += match c {
+                    '{' => 1,
+                    '}' => -1,
+                    _ => 0,
+                };
+                depth == 0
+            })
+            .map(|(i, _)| i)
+            .expect("closing brace");
         let (expr, after) = (&r[..end], &r[end + 1..]);
         rest = after;
         let name_end = expr
@@ -287,12 +448,14 @@ fn interpolate(value: &str, vars: &[(&str, &str)]) -> String {
             .unwrap_or(expr.len());
         let (name, op) = expr.split_at(name_end);
         let set = get(name);
+        let non_empty = set.filter(|v| !v.is_empty());
+        let word = |skip: usize| interpolate(&op[skip..], vars);
         let filled = match op {
             "" => set.unwrap_or("").to_owned(),
-            _ if op.starts_with(":-") => {
-                set.filter(|v| !v.is_empty()).unwrap_or(&op[2..]).to_owned()
-            }
-            _ if op.starts_with('-') => set.unwrap_or(&op[1..]).to_owned(),
+            _ if op.starts_with(":-") => non_empty.map_or_else(|| word(2), str::to_owned),
+            _ if op.starts_with('-') => set.map_or_else(|| word(1), str::to_owned),
+            _ if op.starts_with(":+") => non_empty.map_or_else(String::new, |_| word(2)),
+            _ if op.starts_with('+') => set.map_or_else(String::new, |_| word(1)),
             _ if op.starts_with(":?") || op.starts_with('?') => set
                 .filter(|v| !(op.starts_with(':') && v.is_empty()))
                 .unwrap_or_else(|| panic!("compose refuses to start: {name}: {op}"))
@@ -330,6 +493,11 @@ fn compose_interpolation_is_filled_in_like_docker_compose_does() {
     assert_eq!(interpolate("${B:-d}", &vars), "d");
     assert_eq!(interpolate("${E:-d}|${E-d}", &vars), "d|");
     assert_eq!(interpolate("${A:?set A}$$", &vars), "x$");
+    assert_eq!(
+        interpolate("${A:+a-${A}}|${E:+e}|${E+e}|${B+b}", &vars),
+        "a-x||e|"
+    );
+    assert_eq!(interpolate("${B:-${E:-${A}}/}", &vars), "x/");
 }
 
 #[test]
@@ -820,5 +988,8 @@ fn the_cluster_compose_file_runs_three_instances_on_one_postgres_behind_a_proxy(
         assert!(caddyfile.contains(&format!("catan-{n}:8080")));
     }
     assert!(caddyfile.contains("health_uri /healthz"));
-    assert_eq!(proxy["ports"][0].as_str(), Some("8080:8080"));
+    assert_eq!(
+        proxy["ports"][0].as_str().map(|p| interpolate(p, &[])),
+        Some("8080:8080".to_owned())
+    );
 }
