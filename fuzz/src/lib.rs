@@ -179,7 +179,7 @@ pub fn client_message(data: &[u8]) {
                 "{text:?} parsed, but its own JSON {again:?} does not parse back to it"
             );
         }
-        Err((code, message)) => {
+        Err(catan_protocol::ParseError { code, message }) => {
             assert!(
                 matches!(
                     code,

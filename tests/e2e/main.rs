@@ -16,6 +16,7 @@ mod game;
 mod history;
 mod idle;
 mod js_kit;
+mod layout;
 mod limits;
 mod loadgen;
 mod lobby;

@@ -40,9 +40,12 @@ fn child_server() {
         }
         println!("LISTENING {}", listener.local_addr().expect("addr"));
         // Like the `catan-server` binary: SIGTERM or Ctrl-C shut it down gracefully.
-        catan_server::run_with(listener, admin, config, catan_server::shutdown_signal())
-            .await
-            .expect("serve");
+        // As the binary says it: the error's message.
+        if let Err(e) =
+            catan_server::run_with(listener, admin, config, catan_server::shutdown_signal()).await
+        {
+            panic!("serve: {e}");
+        }
     });
 }
 

@@ -7,13 +7,13 @@
 //!
 //! # Layout
 //!
-//! - [`RandomBot`]: uniform among the legal actions, no player trades (for tests
-//!   and load, not a level for players).
-//! - [`HeuristicBot`]: plays to win (setup by pips, cities first, maritime trades,
+//! - `random`: [`RandomBot`], uniform among the legal actions, no player trades
+//!   (for tests and load, not a level for players).
+//! - `heuristic/`: [`HeuristicBot`], plays to win (setup by pips, cities first, maritime trades,
 //!   robber on the leader, development cards, discards that keep the next build,
 //!   player trades by its own evaluation): the `medium` level, and weakened the
 //!   `easy` one ([`Level`]).
-//! - [`SearchBot`]: the `hard` level, information-set Monte Carlo search over
+//! - `search/`: [`SearchBot`], the `hard` level, information-set Monte Carlo search over
 //!   determinizations of its view with the engine, within a [`Budget`]: whole games
 //!   for its setup placements and for the places its turns choose (builds, robber,
 //!   a Knight before the roll).
@@ -22,10 +22,10 @@
 //!   discards.
 //! - [`arena`]: plays whole games between strategies through the engine, checking that
 //!   every decision is accepted; the `catan-arena` binary runs it on many games.
-//! - [`strategy`]: the strategy of each [`catan_protocol::BotKind`], for rooms and
-//!   command lines.
-//! - [`SeatDriver`]: the one driver that plays a seat from protocol messages, for the
-//!   server's built-in bots and for `catan-bot` over WebSocket.
+//! - `kind`: [`strategy`], the strategy of each [`catan_protocol::BotKind`], for
+//!   rooms and command lines.
+//! - `driver`: [`SeatDriver`], the one driver that plays a seat from protocol
+//!   messages, for the server's built-in bots and for `catan-bot` over WebSocket.
 
 pub mod arena;
 mod board;

@@ -62,8 +62,9 @@ pub use room::{
     DEFAULT_TURN_TIMER_SECS, MAX_TIMER_SECS, Occupant, RoomInfo, RoomOptions, RoomOptionsError,
     RoomStatus, SeatInfo, UnknownBotKind,
 };
+pub use text::TextError;
 pub use ws::{
-    ClientMessage, GameOverInfo, History, HistoryActions, HistoryChat, OfferDeadline,
+    ClientMessage, GameOverInfo, History, HistoryActions, HistoryChat, OfferDeadline, ParseError,
     ServerMessage, Snapshot,
 };
 

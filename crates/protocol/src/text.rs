@@ -39,19 +39,47 @@ fn normalized(raw: &str) -> String {
     nfc.trim_matches(is_invisible).to_owned()
 }
 
+/// Why a display name or a chat text is refused; its message names the text
+/// (`what`: "the name", "the chat text").
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TextError {
+    /// Nothing is left after trimming (blank or invisible only).
+    #[error("{what} is empty or shows nothing")]
+    Empty {
+        /// The text it is.
+        what: &'static str,
+    },
+    /// Longer than the limit, in characters.
+    #[error("{what} is longer than {max} characters")]
+    TooLong {
+        /// The text it is.
+        what: &'static str,
+        /// The limit.
+        max: usize,
+    },
+    /// A control or bidirectional formatting character.
+    #[error("{what} holds the control or formatting character U+{:04X}", u32::from(*.found))]
+    Control {
+        /// The text it is.
+        what: &'static str,
+        /// The character found.
+        found: char,
+    },
+    /// A name that poses as a built-in bot ("(... bot)").
+    #[error("the name poses as a bot; bots are marked by the server")]
+    PosesAsBot,
+}
+
 /// The common checks; `what` names the text in messages.
-fn check(text: &str, max: usize, what: &str) -> Result<(), String> {
+fn check(text: &str, max: usize, what: &'static str) -> Result<(), TextError> {
     if text.is_empty() {
-        return Err(format!("{what} is empty or shows nothing"));
+        return Err(TextError::Empty { what });
     }
     if text.chars().count() > max {
-        return Err(format!("{what} is longer than {max} characters"));
+        return Err(TextError::TooLong { what, max });
     }
-    if let Some(c) = text.chars().find(|c| c.is_control() || is_bidi_control(*c)) {
-        return Err(format!(
-            "{what} holds the control or formatting character U+{:04X}",
-            u32::from(c)
-        ));
+    if let Some(found) = text.chars().find(|c| c.is_control() || is_bidi_control(*c)) {
+        return Err(TextError::Control { what, found });
     }
     Ok(())
 }
@@ -72,11 +100,11 @@ fn claims_bot(name: &str) -> bool {
 ///
 /// # Errors
 /// Why the name is refused (the server answers `invalid_name`).
-pub fn clean_name(raw: &str) -> Result<String, String> {
+pub fn clean_name(raw: &str) -> Result<String, TextError> {
     let name = normalized(raw);
     check(&name, MAX_NAME_CHARS, "the name")?;
     if claims_bot(&name) {
-        return Err("the name poses as a bot; bots are marked by the server".into());
+        return Err(TextError::PosesAsBot);
     }
     Ok(name)
 }
@@ -87,7 +115,7 @@ pub fn clean_name(raw: &str) -> Result<String, String> {
 ///
 /// # Errors
 /// Why the text is refused (the server answers `invalid_chat`).
-pub fn clean_chat(raw: &str) -> Result<String, String> {
+pub fn clean_chat(raw: &str) -> Result<String, TextError> {
     let text = normalized(raw);
     check(&text, MAX_CHAT_CHARS, "the chat text")?;
     Ok(text)

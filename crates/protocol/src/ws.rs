@@ -58,19 +58,23 @@ impl ClientMessage {
     /// or tool can check a message exactly as the server will.
     ///
     /// # Errors
-    /// `(code, message)`: `malformed_json`, `unknown_message_type` or `invalid_message`.
-    pub fn parse(text: &str) -> Result<ClientMessage, (ErrorCode, String)> {
-        let value: serde_json::Value = serde_json::from_str(text)
-            .map_err(|e| (ErrorCode::MalformedJson, format!("not valid JSON: {e}")))?;
+    /// [`ParseError`]: `malformed_json`, `unknown_message_type` or
+    /// `invalid_message`, with what is wrong.
+    pub fn parse(text: &str) -> Result<ClientMessage, ParseError> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            ParseError::new(ErrorCode::MalformedJson, format!("not valid JSON: {e}"))
+        })?;
         let kind = value
             .get("type")
             .and_then(serde_json::Value::as_str)
-            .ok_or((
-                ErrorCode::InvalidMessage,
-                "a message needs a string field \"type\"".to_owned(),
-            ))?;
+            .ok_or_else(|| {
+                ParseError::new(
+                    ErrorCode::InvalidMessage,
+                    "a message needs a string field \"type\"",
+                )
+            })?;
         if !ClientMessage::TYPES.contains(&kind) {
-            return Err((
+            return Err(ParseError::new(
                 ErrorCode::UnknownMessageType,
                 format!(
                     "unknown message type {kind:?}; expected one of {}",
@@ -79,7 +83,7 @@ impl ClientMessage {
             ));
         }
         let msg = ClientMessage::deserialize(&value)
-            .map_err(|e| (ErrorCode::InvalidMessage, e.to_string()))?;
+            .map_err(|e| ParseError::new(ErrorCode::InvalidMessage, e.to_string()))?;
         // serde's `deny_unknown_fields` does not reach the unit variants of an
         // internally tagged enum (`sync`, and actions without arguments such as
         // `roll_dice`): they are checked here, with serde's wording for the others.
@@ -101,16 +105,36 @@ impl ClientMessage {
 }
 
 /// Refuses any field but `type` in the object of a unit variant.
-fn only_type(object: &serde_json::Value) -> Result<(), (ErrorCode, String)> {
+fn only_type(object: &serde_json::Value) -> Result<(), ParseError> {
     match object
         .as_object()
         .and_then(|o| o.keys().find(|k| *k != "type"))
     {
-        Some(k) => Err((
+        Some(k) => Err(ParseError::new(
             ErrorCode::InvalidMessage,
             format!("unknown field `{k}`, there are no fields"),
         )),
         None => Ok(()),
+    }
+}
+
+/// Why a client's text frame is not a message (protocol.md 18.3): the server
+/// answers `error` with `code` and `message`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message} ({})", .code.code())]
+pub struct ParseError {
+    /// `malformed_json`, `unknown_message_type` or `invalid_message`.
+    pub code: ErrorCode,
+    /// What is wrong, for people.
+    pub message: String,
+}
+
+impl ParseError {
+    fn new(code: ErrorCode, message: impl Into<String>) -> ParseError {
+        ParseError {
+            code,
+            message: message.into(),
+        }
     }
 }
 
@@ -392,26 +416,29 @@ mod tests {
     use catan_engine::Action;
 
     use super::ClientMessage;
+    use super::ParseError;
     use crate::codes::ErrorCode;
 
     #[test]
     fn malformed_json_unknown_types_and_missing_fields_get_distinct_codes() {
         assert_eq!(
-            ClientMessage::parse("{nope").unwrap_err().0,
+            ClientMessage::parse("{nope").unwrap_err().code,
             ErrorCode::MalformedJson
         );
         assert_eq!(
-            ClientMessage::parse(r#"{"type":"dance"}"#).unwrap_err().0,
+            ClientMessage::parse(r#"{"type":"dance"}"#)
+                .unwrap_err()
+                .code,
             ErrorCode::UnknownMessageType
         );
         assert_eq!(
             ClientMessage::parse(r#"{"type":"action","request_id":"1"}"#)
                 .unwrap_err()
-                .0,
+                .code,
             ErrorCode::InvalidMessage
         );
         assert_eq!(
-            ClientMessage::parse(r#"[1,2]"#).unwrap_err().0,
+            ClientMessage::parse(r#"[1,2]"#).unwrap_err().code,
             ErrorCode::InvalidMessage
         );
         assert!(
@@ -433,7 +460,7 @@ mod tests {
             r#"{"type":"ping","x":1}"#,
             r#"{"type":"action","request_id":"1","action":{"type":"build_road","edge":1,"x":1}}"#,
         ] {
-            let (code, message) = ClientMessage::parse(text).unwrap_err();
+            let ParseError { code, message } = ClientMessage::parse(text).unwrap_err();
             assert_eq!(code, ErrorCode::InvalidMessage, "{text}");
             assert!(message.contains("unknown field `x`"), "{text}: {message}");
         }

@@ -232,22 +232,33 @@ impl Player {
     }
 }
 
-/// The next message for the bot, `Some(None)` once the room is gone; `None` when
-/// the patience for answers to its own offer ran out first.
-async fn next(player: &mut Player, rx: &mut Receiver<Outbound>) -> Option<Option<Outbound>> {
+/// What the bot waits for next.
+#[derive(Debug)]
+enum Next {
+    /// A message from the room.
+    Message(Outbound),
+    /// The room is gone.
+    Gone,
+    /// The patience for answers to its own offer ran out first: decide without.
+    Patience,
+}
+
+/// The next message for the bot, or why there is none.
+async fn next(player: &mut Player, rx: &mut Receiver<Outbound>) -> Next {
+    let got = |out: Option<Outbound>| out.map_or(Next::Gone, Next::Message);
     if !player.driver.waiting_for_answers() {
         player.waiting_since = None;
-        return Some(rx.recv().await);
+        return got(rx.recv().await);
     }
     let since = *player
         .waiting_since
         .get_or_insert_with(tokio::time::Instant::now);
     if let Ok(out) = tokio::time::timeout_at(since + OFFER_PATIENCE, rx.recv()).await {
-        return Some(out);
+        return got(out);
     }
     player.waiting_since = None;
     player.driver.stop_waiting();
-    None
+    Next::Patience
 }
 
 /// Plays the seat of `conn` with the strategy of `kind` until the game ends or the
@@ -271,12 +282,15 @@ async fn play(
         waiting_since: None,
     };
     loop {
-        // Nothing new when the patience for answers ran out: decide all the same.
-        if let Some(out) = next(&mut player, &mut conn.rx).await {
-            let Some(out) = out else { return };
-            if !drain(&mut player.driver, &mut conn, Some(out)) || player.driver.over() {
-                return;
+        match next(&mut player, &mut conn.rx).await {
+            Next::Message(out) => {
+                if !drain(&mut player.driver, &mut conn, Some(out)) || player.driver.over() {
+                    return;
+                }
             }
+            Next::Gone => return,
+            // Nothing new: the patience for answers ran out; decide all the same.
+            Next::Patience => {}
         }
         if !player.driver.ready() {
             continue;
@@ -470,8 +484,7 @@ mod tests {
         });
         let started = tokio::time::Instant::now();
         let mut messages = 0;
-        while let Some(out) = next(&mut player, &mut rx).await {
-            assert!(out.is_some());
+        while let Next::Message(_) = next(&mut player, &mut rx).await {
             messages += 1;
             assert!(
                 started.elapsed() < OFFER_PATIENCE * 2,
@@ -504,7 +517,7 @@ mod tests {
         let (_tx, mut rx) = tokio::sync::mpsc::channel(4);
         let started = tokio::time::Instant::now();
         assert!(
-            next(&mut player, &mut rx).await.is_none(),
+            matches!(next(&mut player, &mut rx).await, Next::Patience),
             "no message came"
         );
         assert_eq!(started.elapsed(), OFFER_PATIENCE);

@@ -57,7 +57,7 @@ fn colour(no_color: Option<std::ffi::OsString>) -> bool {
 }
 
 /// Binds `--bind` and serves until Ctrl-C or SIGTERM.
-async fn serve(config: Config) -> std::io::Result<()> {
+async fn serve(config: Config) -> Result<(), crate::ServeError> {
     // Catch SIGTERM and Ctrl-C from here on: one that comes while the server starts
     // shuts it down gracefully once it serves, rather than killing it.
     let shutdown = crate::shutdown_signal();

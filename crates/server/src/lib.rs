@@ -29,6 +29,8 @@
 //! - [`admin`]: the admin API and `/metrics`, on their own listener, behind a token.
 //! - [`metrics`]: counters, gauges and histograms in the Prometheus text format.
 //! - [`store`]: persistence (SQLite or PostgreSQL); [`history`]: finished games.
+//! - [`cluster`]: several instances on one PostgreSQL (docs/cluster.md): leases,
+//!   takeover of a dead instance's rooms, forwarding to a room's owner.
 //!
 //! [`run`] takes its listener and shutdown signal from outside, so tests bind port 0.
 //! On shutdown the server stops accepting, tells every client (`closing`, then close
@@ -201,6 +203,26 @@ impl AppState {
     }
 }
 
+/// Why the server could not start, or stopped serving.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The database URL or password cannot be used.
+    #[error(transparent)]
+    Config(#[from] store::ConfigError),
+    /// Another server holds the SQLite database.
+    #[error(transparent)]
+    Locked(#[from] store::LockError),
+    /// The store refused (migrations, a refused password, an unreadable game list).
+    #[error(transparent)]
+    Store(#[from] store::StoreError),
+    /// A listener could not be bound or failed.
+    #[error("listener: {0}")]
+    Listener(#[from] std::io::Error),
+    /// A listener's task ended abnormally.
+    #[error("a listener's task failed: {0}")]
+    Task(#[from] tokio::task::JoinError),
+}
+
 /// The public router: lobby API, WebSocket and health check.
 pub fn app(state: AppState) -> Router {
     let cors = state.origins.cors();
@@ -283,13 +305,13 @@ async fn readyz(
 /// when an admin token is configured) until `shutdown` completes.
 ///
 /// # Errors
-/// If the store cannot be opened, the admin listener cannot be bound, or I/O errors
-/// of the listeners.
+/// [`ServeError`]: the store cannot be opened, the admin listener cannot be bound,
+/// or a listener failed.
 pub async fn run(
     listener: TcpListener,
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
+) -> Result<(), ServeError> {
     let admin = bind_admin(&config).await?;
     run_with(listener, admin, config, shutdown).await
 }
@@ -321,13 +343,10 @@ pub async fn run_with(
     admin: Option<TcpListener>,
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    let url = config
-        .store
-        .database_connect_url()
-        .map_err(std::io::Error::other)?;
+) -> Result<(), ServeError> {
+    let url = config.store.database_connect_url()?;
     // Held until the server has stopped: one server per SQLite file.
-    let _single = store::lock_sqlite(url.expose_secret()).map_err(std::io::Error::other)?;
+    let _single = store::lock_sqlite(url.expose_secret())?;
     // In a cluster every write of a room is fenced by the lease this instance holds.
     let fence = config.cluster.cluster_address.as_ref().map(|_| {
         Arc::new(store::Fence::new(
@@ -343,16 +362,14 @@ pub async fn run_with(
         Err(e) if e.is_transient() => {
             warn!(error = %e, "database not reachable yet; retrying");
             tokio::select! {
-                s = store::connect_at_start(url.expose_secret(), fence.clone()) => {
-                    s.map_err(std::io::Error::other)?
-                }
+                s = store::connect_at_start(url.expose_secret(), fence.clone()) => s?,
                 () = &mut shutdown => {
                     info!("stopped while waiting for the database");
                     return Ok(());
                 }
             }
         }
-        Err(e) => return Err(std::io::Error::other(e)),
+        Err(e) => return Err(e.into()),
     };
     let cluster = fence
         .zip(config.cluster.cluster_address.clone())
@@ -371,26 +388,22 @@ pub async fn run_with(
 /// for pending store writes, and returns, all within `--shutdown-timeout-secs`.
 ///
 /// # Errors
-/// If the store cannot list games, or I/O errors of the listeners.
+/// [`ServeError`]: the store cannot list games, or a listener failed.
 pub async fn serve(
     listener: TcpListener,
     admin: Option<TcpListener>,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
+) -> Result<(), ServeError> {
     match &state.cluster {
         // One instance: it holds every unfinished game.
         None => {
-            let restored = state
-                .restorer()
-                .all()
-                .await
-                .map_err(std::io::Error::other)?;
+            let restored = state.restorer().all().await?;
             info!(restored, "unfinished games restored");
         }
         // Several: the games are claimed, a share each, as their leases expire.
         Some(c) => {
-            c.register().await.map_err(std::io::Error::other)?;
+            c.register().await?;
             tokio::spawn(cluster::run(
                 c.clone(),
                 state.restorer(),
@@ -461,8 +474,8 @@ pub async fn serve(
         ),
     }
     match failed {
-        Some(Ok(Err(e))) => Err(e),
-        Some(Err(e)) => Err(std::io::Error::other(e)),
+        Some(Ok(Err(e))) => Err(ServeError::Listener(e)),
+        Some(Err(e)) => Err(ServeError::Task(e)),
         _ => Ok(()),
     }
 }

@@ -55,20 +55,33 @@ fn too_slow(shared: &ConnShared) -> bool {
     shared.close_code() == Some(CloseCode::TooSlow)
 }
 
-/// Writes one message. `None` when it was written; else how the connection ends:
-/// `Some(None)` when the socket failed, `Some(Some(4009))` when the room dropped the
-/// connection as too slow while the write waited for the client to read (the write
-/// is abandoned: what it had put in the socket's buffers stays there, ahead of the
-/// close frame).
-async fn send_watched<W>(
-    sink: &mut W,
-    msg: Message,
-    shared: &ConnShared,
-) -> Option<Option<CloseCode>>
+/// What became of a write that did not simply go through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unsent {
+    /// The socket failed: the connection is gone, nothing more can be said.
+    Failed,
+    /// The room dropped the connection as too slow (4009) while the write waited
+    /// for the client to read: the write is abandoned, what it had put in the
+    /// socket's buffers stays there, ahead of the close frame.
+    TooSlow,
+}
+
+impl Unsent {
+    /// The close code the server ends the connection with, if it still can.
+    fn close_code(self) -> Option<CloseCode> {
+        match self {
+            Unsent::Failed => None,
+            Unsent::TooSlow => Some(CloseCode::TooSlow),
+        }
+    }
+}
+
+/// Writes one message: `Ok` when it was written, else how the connection ends.
+async fn send_watched<W>(sink: &mut W, msg: Message, shared: &ConnShared) -> Result<(), Unsent>
 where
     W: Sink<Message> + Unpin,
 {
-    let failed = |r: Result<(), W::Error>| r.is_err().then_some(None);
+    let failed = |r: Result<(), W::Error>| r.map_err(|_| Unsent::Failed);
     let mut send = sink.send(msg);
     // Nearly every write completes at once: those need no timer.
     if let Some(r) = (&mut send).now_or_never() {
@@ -80,7 +93,7 @@ where
             r = &mut send => return failed(r),
             _ = check.tick() => {
                 if too_slow(shared) {
-                    return Some(Some(CloseCode::TooSlow));
+                    return Err(Unsent::TooSlow);
                 }
             }
         }
@@ -175,7 +188,7 @@ impl Reader {
                 self.strike(&Message::Text(text), &m)
             }
             Ok(msg) => Verdict::Forward(msg),
-            Err((code, message)) => Verdict::Reply(error_text(code, &message)),
+            Err(e) => Verdict::Reply(error_text(e.code, &e.message)),
         }
     }
 
@@ -277,8 +290,8 @@ where
                 }
             }
             Verdict::Reply(m) => {
-                if let Some(end) = send_watched(&mut sink, m, &conn.shared).await {
-                    break end;
+                if let Err(end) = send_watched(&mut sink, m, &conn.shared).await {
+                    break end.close_code();
                 }
             }
             Verdict::Ignore => {}

@@ -39,6 +39,16 @@ const COMMAND_QUEUE: usize = 256;
 /// Identifies one connection within a room.
 pub type ConnId = u64;
 
+/// How a connection takes its messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wire {
+    /// As JSON text, for a socket.
+    Text,
+    /// As typed messages, for a client of this process (a built-in bot): nothing is
+    /// serialized on the way.
+    Typed,
+}
+
 /// What a room sends to one connection.
 #[derive(Debug, Clone)]
 pub enum Outbound {
@@ -151,57 +161,68 @@ pub enum Deadlines {
 /// A request to a room.
 #[derive(Debug)]
 pub(crate) enum Command {
+    /// The room's public description.
     Info(oneshot::Sender<RoomInfo>),
+    /// A person takes a seat (the one named, or the first free).
     TakeSeat {
         name: String,
         seat: Option<Seat>,
         reply: oneshot::Sender<Result<TakeSeatResponse, LobbyError>>,
     },
+    /// A seat is given up before the start (by its token or the host's).
     LeaveSeat {
         seat: Seat,
         token: String,
         reply: oneshot::Sender<Result<(), LobbyError>>,
     },
+    /// The host seats a built-in bot.
     AddBot {
         host_token: String,
         request: AddBotRequest,
         reply: oneshot::Sender<Result<AddBotResponse, LobbyError>>,
     },
+    /// The host starts the game.
     Start {
         host_token: String,
         reply: oneshot::Sender<Result<RoomInfo, LobbyError>>,
     },
+    /// A connection attaches: a seat's by its token, a spectator's without.
     Connect {
         token: Option<String>,
         last_seq: Option<u64>,
-        in_process: bool,
+        wire: Wire,
         reply: oneshot::Sender<Result<Connected, LobbyError>>,
     },
-    Disconnect {
-        conn: ConnId,
-    },
+    /// A connection's socket ended.
+    Disconnect { conn: ConnId },
+    /// A message of an attached connection, with when it arrived.
     Client {
         conn: ConnId,
         msg: ClientMessage,
         received: Instant,
     },
+    /// What administrators see in the room list.
     AdminSummary(oneshot::Sender<AdminRoomSummary>),
+    /// Everything the room holds, for an administrator.
     AdminDetail {
         events: usize,
         view: Option<(Seat, Option<u64>)>,
         reply: oneshot::Sender<Result<AdminRoomDetail, LobbyError>>,
     },
+    /// An administrator closes the room.
     Close {
         message: String,
         reply: oneshot::Sender<CloseRoomResponse>,
     },
     /// Another instance of the cluster owns the room now: stop here.
     Moved,
+    /// An administrator disconnects a seat's client.
     Kick {
         seat: Seat,
         message: String,
         reply: oneshot::Sender<Result<(), LobbyError>>,
     },
+    /// The room of the next game with the same options, after this one.
     Rematch {
         token: String,
         reply: oneshot::Sender<Result<RematchResponse, LobbyError>>,
@@ -363,7 +384,7 @@ impl RoomHandle {
         self.ask(|reply| Command::Connect {
             token,
             last_seq,
-            in_process: false,
+            wire: Wire::Text,
             reply,
         })
         .await?
@@ -378,7 +399,7 @@ impl RoomHandle {
         self.ask(|reply| Command::Connect {
             token: Some(token),
             last_seq: None,
-            in_process: true,
+            wire: Wire::Typed,
             reply,
         })
         .await?

@@ -15,7 +15,7 @@ mod store;
 
 use super::state::{Now, Out, RematchPlan, RestoreError, Room, Timer};
 use super::writes::{SeqReservation, store_finish};
-use super::{Command, ConnId, ConnShared, Connected, Outbound, RoomContext, RoomHandle};
+use super::{Command, ConnId, ConnShared, Connected, Outbound, RoomContext, RoomHandle, Wire};
 use crate::error::LobbyError;
 use crate::store::{ActionRecord, GameRecord};
 use crate::token;
@@ -213,10 +213,10 @@ impl RoomTask {
             Command::Connect {
                 token,
                 last_seq,
-                in_process,
+                wire,
                 reply,
             } => {
-                let _ = reply.send(self.connect(token.as_deref(), last_seq, in_process));
+                let _ = reply.send(self.connect(token.as_deref(), last_seq, wire));
             }
             Command::Disconnect { conn } => {
                 self.links.remove(&conn);
@@ -346,9 +346,9 @@ impl RoomTask {
         &mut self,
         token: Option<&str>,
         last_seq: Option<u64>,
-        in_process: bool,
+        wire: Wire,
     ) -> Result<Connected, LobbyError> {
-        let (conn, seat) = self.room.connect(token, last_seq, in_process)?;
+        let (conn, seat) = self.room.connect(token, last_seq, wire)?;
         let connected = self.link(conn, seat);
         // The snapshot (or the missed messages) is queued before the caller hears of
         // the connection.

@@ -41,16 +41,25 @@ pub(super) struct Writer {
     tx: mpsc::Sender<Append>,
 }
 
+/// Whether the writer task keeps a connection of the pool for itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Keep {
+    /// It keeps one (see [`Writer`]).
+    Held,
+    /// It borrows one per batch: a pool of one connection, such as an in-memory
+    /// SQLite database, must not be held.
+    Borrowed,
+}
+
 impl Writer {
-    /// Starts the writer task of `pool`. With `hold`, the task keeps one connection
-    /// of the pool for itself (see [`Writer`]); without, it borrows one per batch (a
-    /// pool of one connection, such as an in-memory SQLite database, must not be held).
+    /// Starts the writer task of `pool`, holding or borrowing its connection.
     pub(super) fn spawn(
         pool: AnyPool,
         dialect: Dialect,
-        hold: bool,
+        keep: Keep,
         fence: Option<Arc<Fence>>,
     ) -> Writer {
+        let hold = keep == Keep::Held;
         let (tx, rx) = mpsc::channel(QUEUE);
         if dialect == Dialect::Sqlite && hold {
             tokio::spawn(checkpoint(pool.clone(), tx.downgrade()));

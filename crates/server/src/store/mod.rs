@@ -25,7 +25,7 @@ pub use leases::Leases;
 
 pub use options::StoredOptions;
 pub use retry::connect_at_start;
-pub use single::{SqliteLock, lock as lock_sqlite};
+pub use single::{LockError, SqliteLock, lock as lock_sqlite};
 pub use sql::SqlStore;
 
 /// Why the store failed, by what a caller can do about it. Every `sqlx::Error` is

@@ -33,10 +33,38 @@ pub fn sqlite_file(url: &str) -> Option<PathBuf> {
 
 /// Takes the lock of the SQLite file `url` names (nothing for another database).
 ///
+/// Why the SQLite database could not be locked for this server.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    /// Another server holds it.
+    #[error(
+        "another catan-server{holder} is using the SQLite database {} (it holds {}); \
+         SQLite serves one server at a time: stop the other one, or point several \
+         servers at PostgreSQL",
+        .db.display(),
+        .lock.display()
+    )]
+    Held {
+        /// ` (pid N)` when the lock file names its holder, else empty.
+        holder: String,
+        /// The database file.
+        db: PathBuf,
+        /// Its lock file.
+        lock: PathBuf,
+    },
+    /// The lock file could not be made or locked.
+    #[error("cannot lock {}: {source}", .lock.display())]
+    Io {
+        /// The lock file.
+        lock: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
 /// # Errors
-/// A message for the operator when another process holds the lock, or the lock
-/// file cannot be made.
-pub fn lock(url: &str) -> Result<Option<SqliteLock>, String> {
+/// [`LockError`]: another process holds the lock, or the lock file cannot be made.
+pub fn lock(url: &str) -> Result<Option<SqliteLock>, LockError> {
     let Some(db) = sqlite_file(url) else {
         return Ok(None);
     };
@@ -48,7 +76,10 @@ pub fn lock(url: &str) -> Result<Option<SqliteLock>, String> {
         .truncate(false)
         .write(true)
         .open(&path)
-        .map_err(|e| format!("cannot open the lock file {}: {e}", path.display()))?;
+        .map_err(|source| LockError::Io {
+            lock: path.clone(),
+            source,
+        })?;
     match file.try_lock() {
         Ok(()) => {
             // The holder's pid, for the message of the next one (the lock is what
@@ -63,15 +94,13 @@ pub fn lock(url: &str) -> Result<Option<SqliteLock>, String> {
                 .ok()
                 .and_then(|s| s.trim().parse::<u32>().ok())
                 .map_or_else(String::new, |pid| format!(" (pid {pid})"));
-            Err(format!(
-                "another catan-server{holder} is using the SQLite database {} (it holds \
-                 {}); SQLite serves one server at a time: stop the other one, or point \
-                 several servers at PostgreSQL",
-                db.display(),
-                path.display()
-            ))
+            Err(LockError::Held {
+                holder,
+                db,
+                lock: path,
+            })
         }
-        Err(TryLockError::Error(e)) => Err(format!("cannot lock {}: {e}", path.display())),
+        Err(TryLockError::Error(source)) => Err(LockError::Io { lock: path, source }),
     }
 }
 
@@ -101,7 +130,7 @@ mod tests {
         let dir = tempfile::TempDir::new().unwrap();
         let url = format!("sqlite://{}/games.db", dir.path().display());
         let first = lock(&url).unwrap().expect("a file database is locked");
-        let refused = lock(&url).unwrap_err();
+        let refused = lock(&url).unwrap_err().to_string();
         let me = format!("another catan-server (pid {})", std::process::id());
         assert!(refused.contains(&me), "{refused}");
         assert!(refused.contains("games.db.lock"), "{refused}");

@@ -126,8 +126,12 @@ impl SqlStore {
         } else {
             super::group_commit::Dialect::Postgres
         };
-        let writer =
-            super::group_commit::Writer::spawn(pool.clone(), dialect, !memory, fence.clone());
+        let keep = if memory {
+            super::group_commit::Keep::Borrowed
+        } else {
+            super::group_commit::Keep::Held
+        };
+        let writer = super::group_commit::Writer::spawn(pool.clone(), dialect, keep, fence.clone());
         Ok(SqlStore {
             pool,
             writer,

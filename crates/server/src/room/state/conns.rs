@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use catan_engine::Seat;
 
-use super::{ConnId, ConnMeta, Room};
+use super::{ConnId, ConnMeta, Room, Wire};
 use crate::error::LobbyError;
 use catan_protocol::{CloseCode, ClosingReason, ServerMessage};
 
@@ -183,7 +183,7 @@ impl Room {
         &mut self,
         token: Option<&str>,
         last_seq: Option<u64>,
-        in_process: bool,
+        wire: Wire,
     ) -> Result<(ConnId, Option<Seat>), LobbyError> {
         let seat = match token {
             Some(t) => Some(
@@ -211,7 +211,7 @@ impl Room {
         }
         let (conn, replaced) = self.conns.attach(ConnMeta {
             seat,
-            in_process,
+            wire,
             stand_in: false,
         });
         if let Some(old) = replaced {

@@ -47,7 +47,7 @@ use catan_engine::{Replay, ReplayError, Seat, Tally};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::{ConnId, Deadlines, RoomSettings};
+use super::{ConnId, Deadlines, RoomSettings, Wire};
 use crate::metrics::Metrics;
 use crate::store::{ActionRecord, Finish, GameRecord};
 use crate::token::TokenHash;
@@ -125,7 +125,7 @@ pub(crate) struct ConnMeta {
     /// Its seat, `None` for spectators.
     pub(crate) seat: Option<Seat>,
     /// A client of this process (a built-in bot): sent typed messages, not text.
-    pub(crate) in_process: bool,
+    pub(crate) wire: Wire,
     /// A bot standing in for the seat's absent person: not the seat's connection.
     pub(crate) stand_in: bool,
 }
@@ -272,7 +272,12 @@ impl Room {
         );
         let actions = &actions[..played];
         let host = TokenHash::from_stored(g.host_token_hash.clone());
-        let (seats, bots) = Seats::restored(host, &record.players, !game.is_over());
+        let bot_tokens = if game.is_over() {
+            seats::BotTokens::Kept
+        } else {
+            seats::BotTokens::Fresh
+        };
+        let (seats, bots) = Seats::restored(host, &record.players, bot_tokens);
         if !continued {
             timers.restore_offers(&game, g.options.trade_timeout_secs, now);
             timers.follow(&game, &g.options, now);

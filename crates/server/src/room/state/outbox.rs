@@ -11,7 +11,7 @@ use axum::extract::ws::Utf8Bytes;
 use catan_engine::{Action, Event, Seat};
 
 use super::{ConnId, ConnMeta, Room};
-use crate::room::Outbound;
+use crate::room::{Outbound, Wire};
 use catan_protocol::{
     CloseCode, History, HistoryActions, HistoryChat, OfferDeadline, ServerMessage,
 };
@@ -112,7 +112,7 @@ impl Logged {
 
 /// `msg` as a connection takes it: typed in process, else serialized.
 pub(super) fn outbound(meta: &ConnMeta, msg: &ServerMessage) -> Outbound {
-    if meta.in_process {
+    if meta.wire == Wire::Typed {
         Outbound::Message(Arc::new(msg.clone()))
     } else {
         Outbound::Text(to_text(msg))
@@ -304,7 +304,7 @@ impl Outbox {
                 offer_deadlines: offer_deadlines.clone(),
                 legal: legal(meta.seat),
             };
-            let out = if meta.in_process {
+            let out = if meta.wire == Wire::Typed {
                 Outbound::Message(Arc::new(msg))
             } else {
                 let text = to_text(&msg);
@@ -335,7 +335,7 @@ impl Outbox {
         let mut text: Option<Utf8Bytes> = None;
         let mut typed: Option<Arc<ServerMessage>> = None;
         for &(id, meta) in conns {
-            let out = if meta.in_process {
+            let out = if meta.wire == Wire::Typed {
                 Outbound::Message(typed.get_or_insert_with(|| Arc::new(msg.clone())).clone())
             } else {
                 Outbound::Text(text.get_or_insert_with(|| to_text(msg)).clone())

@@ -153,7 +153,10 @@ impl Room {
         let text = match catan_protocol::text::clean_chat(text) {
             Ok(text) => text,
             Err(why) => {
-                self.send_to(conn, &ServerMessage::error(ErrorCode::InvalidChat, why));
+                self.send_to(
+                    conn,
+                    &ServerMessage::error(ErrorCode::InvalidChat, why.to_string()),
+                );
                 return;
             }
         };

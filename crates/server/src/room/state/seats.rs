@@ -10,6 +10,15 @@ use crate::error::LobbyError;
 use crate::store::PlayerRecord;
 use crate::token::{self, TokenHash};
 
+/// What a restored room's bots get.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum BotTokens {
+    /// New tokens, to be started with: the game goes on.
+    Fresh,
+    /// Their stored ones (no bot runs: the game is over).
+    Kept,
+}
+
 /// One taken seat.
 #[derive(Debug, Clone)]
 struct Taken {
@@ -38,19 +47,19 @@ impl Seats {
     }
 
     /// The seats of a stored game. People keep their tokens (only the digests were
-    /// stored); with `fresh_bot_tokens` each bot gets a new token, returned to start
-    /// it with (a bot's old token died with the process that ran it).
+    /// stored); with [`BotTokens::Fresh`] each bot gets a new token, returned to
+    /// start it with (a bot's old token died with the process that ran it).
     pub(super) fn restored(
         host: TokenHash,
         players: &[PlayerRecord],
-        fresh_bot_tokens: bool,
+        bot_tokens: BotTokens,
     ) -> (Seats, Vec<(String, BotKind)>) {
         let mut bots = Vec::new();
         let seats = players
             .iter()
             .map(|p| {
                 let token = match p.bot {
-                    Some(kind) if fresh_bot_tokens => {
+                    Some(kind) if bot_tokens == BotTokens::Fresh => {
                         let t = token::new_token();
                         let hash = TokenHash::of(&t);
                         bots.push((t, kind));

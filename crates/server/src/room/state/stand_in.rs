@@ -11,7 +11,7 @@
 use catan_engine::{Game, Phase, Seat};
 use tracing::info;
 
-use super::{ConnId, ConnMeta, Room};
+use super::{ConnId, ConnMeta, Room, Wire};
 use catan_protocol::{CloseCode, ServerMessage};
 
 /// Whether a decision is `seat`'s now: the current player's, in every phase but a
@@ -74,7 +74,7 @@ impl Room {
         });
         let (conn, _) = self.conns.attach(ConnMeta {
             seat: Some(seat),
-            in_process: true,
+            wire: Wire::Typed,
             stand_in: true,
         });
         let msg = ServerMessage::Snapshot(Box::new(self.snapshot(Some(seat))));

@@ -14,7 +14,7 @@ use super::{Now, Out, Room, Stage};
 use crate::config::Config;
 use crate::error::LobbyError;
 use crate::metrics::Metrics;
-use crate::room::{ConnId, Outbound};
+use crate::room::{ConnId, Outbound, Wire};
 use catan_protocol::{
     AddBotRequest, BotKind, ClientMessage, CloseCode, RoomOptions, RoomStatus, ServerMessage,
 };
@@ -108,7 +108,7 @@ fn full_room(options: RoomOptions) -> (Room, Vec<(String, ConnId)>) {
     let mut seats = Vec::new();
     for i in 0..options.game.players {
         let (_, token) = r.take_seat(&format!("p{i}"), None, None).expect("seat");
-        let (conn, _) = r.connect(Some(&token), None, false).expect("connect");
+        let (conn, _) = r.connect(Some(&token), None, Wire::Text).expect("connect");
         seats.push((token, conn));
     }
     drain(&mut r);
@@ -259,7 +259,7 @@ fn only_the_host_starts_and_only_a_full_room() {
 #[test]
 fn the_start_sends_each_connection_a_snapshot_of_its_own_seat() {
     let (mut r, seats) = full_room(options(3, |_| {}));
-    let spectator = r.connect(None, None, false).expect("spectator").0;
+    let spectator = r.connect(None, None, Wire::Text).expect("spectator").0;
     drain(&mut r);
     start(&mut r);
     let sent = drain(&mut r);
@@ -331,7 +331,7 @@ fn a_staged_action_changes_nothing_until_it_is_committed() {
 #[test]
 fn refusals_carry_their_code_and_change_nothing() {
     let (mut r, seats) = full_room(options(3, |_| {}));
-    let spectator = r.connect(None, None, false).expect("spectator").0;
+    let spectator = r.connect(None, None, Wire::Text).expect("spectator").0;
     let act = |request_id: &str| ClientMessage::Action {
         request_id: request_id.into(),
         action: Action::EndTurn,
@@ -370,8 +370,10 @@ fn a_second_connection_replaces_the_first_and_a_resume_replays_what_was_missed()
         &mut StdRng::seed_from_u64(1),
     );
     play(&mut r, seat, action);
-    r.connect(None, None, false).ok(); // a spectator, announced to no one
-    let (second, _) = r.connect(Some(&token), Some(seen), false).expect("resume");
+    r.connect(None, None, Wire::Text).ok(); // a spectator, announced to no one
+    let (second, _) = r
+        .connect(Some(&token), Some(seen), Wire::Text)
+        .expect("resume");
     let sent = drain(&mut r);
     assert_eq!(sent.closed, [(first, CloseCode::Replaced)]);
     let got = sent.to(second);
@@ -381,7 +383,7 @@ fn a_second_connection_replaces_the_first_and_a_resume_replays_what_was_missed()
     r.announce_gone();
     assert!(drain(&mut r).msgs.is_empty());
     assert_eq!(
-        r.connect(Some("not-a-token"), None, false).map(|_| ()),
+        r.connect(Some("not-a-token"), None, Wire::Text).map(|_| ()),
         Err(LobbyError::InvalidToken)
     );
 }
@@ -469,7 +471,7 @@ fn an_empty_room_idles_out_and_a_person_keeps_it_open() {
     );
     let (_, token) = r.take_seat("ann", None, None).expect("seat");
     assert_eq!(r.idle_deadline(), Some(t0().at + idle), "a seat is taken");
-    r.connect(Some(&token), None, false).expect("connect");
+    r.connect(Some(&token), None, Wire::Text).expect("connect");
     assert_eq!(r.idle_deadline(), None);
     // A bot's connection does not keep the room: only people do.
     let mut b = room(options(3, |_| {}));
@@ -482,7 +484,8 @@ fn an_empty_room_idles_out_and_a_person_keeps_it_open() {
             },
         )
         .expect("bot");
-    b.connect(Some(&bot_token), None, true).expect("connect");
+    b.connect(Some(&bot_token), None, Wire::Typed)
+        .expect("connect");
     b.at(after(t0(), 5), true);
     assert_eq!(b.idle_deadline(), Some(after(t0(), 5).at + idle));
     // A room whose only seat-holder left is empty again.

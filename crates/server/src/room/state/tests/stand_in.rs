@@ -3,8 +3,8 @@
 //! stand-in's own connection, not the seat's, goes when the person is back.
 
 use super::*;
-use crate::room::Deadlines;
 use crate::room::state::Timer;
+use crate::room::{Deadlines, Wire};
 
 #[test]
 fn a_restored_room_counts_down_for_the_absent_person_on_turn_from_the_restart() {
@@ -61,7 +61,7 @@ fn a_restored_room_counts_down_for_the_absent_person_on_turn_from_the_restart() 
     // The person is back with their token: the stand-in's connection is dropped.
     let token = &seats[first.index()].0;
     let (back, _) = r2
-        .connect(Some(token), None, false)
+        .connect(Some(token), None, Wire::Text)
         .expect("the token works");
     let sent = drain(&mut r2);
     assert!(sent.closed.contains(&(conn, CloseCode::Replaced)));
