@@ -112,6 +112,15 @@ pub struct AppState {
     bots: Arc<bot::Bots>,
 }
 
+impl std::fmt::Debug for AppState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppState")
+            .field("rooms", &self.rooms.len())
+            .field("cluster", &self.cluster.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
 impl AppState {
     /// Fresh state for `config`; every call to `store` is bounded by
     /// `--store-timeout-ms`, and every write timed for the metrics.

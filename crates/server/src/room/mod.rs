@@ -114,6 +114,14 @@ pub struct RoomContext {
     pub rooms: Weak<dyn Directory>,
 }
 
+impl std::fmt::Debug for RoomContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RoomContext")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Starts built-in bots for a room: on a seat, with its token, or as a stand-in on a
 /// connection the room attached. The server's bot runner (`crate::bot::Bots`) is
 /// one; rooms do not depend on how bots play.

@@ -56,6 +56,15 @@ pub struct RoomTask {
     seqs: Arc<SeqReservation>,
 }
 
+impl std::fmt::Debug for RoomTask {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RoomTask")
+            .field("room", &self.room.id())
+            .field("connections", &self.links.len())
+            .finish_non_exhaustive()
+    }
+}
+
 impl RoomTask {
     pub(crate) fn new(
         id: Uuid,

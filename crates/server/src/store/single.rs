@@ -20,7 +20,7 @@ pub struct SqliteLock {
 /// The database file a `sqlite:` URL names; `None` for another database or an
 /// in-memory one.
 #[must_use]
-pub fn sqlite_file(url: &str) -> Option<PathBuf> {
+pub(super) fn sqlite_file(url: &str) -> Option<PathBuf> {
     let rest = url
         .strip_prefix("sqlite://")
         .or_else(|| url.strip_prefix("sqlite:"))?;
