@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use catan_server::store::{
-    ActionRecord, Finish, GameQuery, GameRecord, NewGame, SqlStore, Store, StoreError,
+    ActionRecord, Finish, GameQuery, GameRecord, LobbyRecord, NewGame, SqlStore, Store, StoreError,
 };
 use uuid::Uuid;
 
@@ -173,5 +173,17 @@ impl Store for FaultyStore {
     async fn health(&self) -> Result<(), StoreError> {
         self.hang_while_set().await;
         self.inner.health().await
+    }
+    async fn save_lobby(&self, lobby: &LobbyRecord) -> Result<(), StoreError> {
+        self.hang_while_set().await;
+        self.inner.save_lobby(lobby).await
+    }
+    async fn drop_lobby(&self, id: Uuid) -> Result<(), StoreError> {
+        self.hang_while_set().await;
+        self.inner.drop_lobby(id).await
+    }
+    async fn lobbies(&self) -> Result<Vec<LobbyRecord>, StoreError> {
+        self.hang_while_set().await;
+        self.inner.lobbies().await
     }
 }

@@ -20,6 +20,7 @@ mod layout;
 mod limits;
 mod loadgen;
 mod lobby;
+mod lobby_restart;
 mod persistence;
 mod postgres_tls;
 mod protocol_doc;

@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use catan_server::metrics::Metrics;
 use catan_server::store::{
-    ActionRecord, Finish, GameQuery, GameStatus, Guarded, NewGame, PlayerRecord, SqlStore, Store,
-    StoreError, seed_commitment, sha256_hex,
+    ActionRecord, Finish, GameQuery, GameStatus, Guarded, LobbyRecord, NewGame, PlayerRecord,
+    SqlStore, Store, StoreError, seed_commitment, sha256_hex,
 };
 use uuid::Uuid;
 
@@ -72,6 +72,45 @@ fn action(seq: u64, seat: Option<u8>) -> ActionRecord {
         },
         at: 1_000 + seq,
     }
+}
+
+/// Rooms still gathering players come back as kept, replaced by a later write, gone
+/// once dropped or once their game is created.
+async fn contract_lobbies<S: Store + ?Sized>(store: &S) {
+    assert!(store.lobbies().await.expect("lobbies").is_empty());
+    let game = new_game(["ann", "bob", "bot"], 5_000);
+    let mut lobby = LobbyRecord {
+        id: game.id,
+        options: game.options,
+        host_token_hash: game.host_token_hash.clone(),
+        created_at: game.created_at,
+        players: game.players[..1].to_vec(),
+        seq: 3,
+    };
+    store.save_lobby(&lobby).await.expect("kept");
+    assert_eq!(store.lobbies().await.expect("lobbies"), vec![lobby.clone()]);
+    // A bot sits down: the row is replaced, not doubled.
+    lobby.players.push(game.players[2].clone());
+    lobby.seq = 5;
+    store.save_lobby(&lobby).await.expect("replaced");
+    assert_eq!(store.lobbies().await.expect("lobbies"), vec![lobby.clone()]);
+    // Another room, dropped again.
+    let other = LobbyRecord {
+        id: Uuid::new_v4(),
+        created_at: 6_000,
+        players: Vec::new(),
+        ..lobby.clone()
+    };
+    store.save_lobby(&other).await.expect("kept");
+    assert_eq!(store.lobbies().await.expect("lobbies").len(), 2);
+    store.drop_lobby(other.id).await.expect("dropped");
+    store
+        .drop_lobby(other.id)
+        .await
+        .expect("dropping twice is nothing");
+    // The first one starts: its game's row takes its place in one transaction.
+    store.create_game(&game).await.expect("started");
+    assert!(store.lobbies().await.expect("lobbies").is_empty());
 }
 
 /// Games, logs and results come back as stored.
@@ -405,6 +444,7 @@ async fn every_contract(kind: Kind) {
     contract_a_missing_game_is_not_found(&*open(kind).await.store).await;
     contract_duplicates_conflict(&*open(kind).await.store).await;
     contract_a_result_without_a_winner(&*open(kind).await.store).await;
+    contract_lobbies(&*open(kind).await.store).await;
     let s = open(kind).await;
     if let Some(url) = &s.url {
         contract_a_corrupt_row_is_corrupt(&*s.store, url).await;

@@ -141,6 +141,7 @@ impl Config {
             rooms: self.rooms.clone(),
             outbound_queue: self.limits.outbound_queue,
             store_timeout: self.store.store_timeout(),
+            keep_lobbies: self.cluster.cluster_address.is_none(),
         }
     }
 }

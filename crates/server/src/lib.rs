@@ -407,8 +407,11 @@ pub async fn serve(
     match &state.cluster {
         // One instance: it holds every unfinished game.
         None => {
-            let restored = state.restorer().all().await?;
-            info!(restored, "unfinished games restored");
+            let (games, lobbies) = state.restorer().all().await?;
+            info!(
+                games,
+                lobbies, "unfinished games and rooms gathering players restored"
+            );
         }
         // Several: the games are claimed, a share each, as their leases expire.
         Some(c) => {

@@ -48,20 +48,32 @@ impl Restorer {
         Restorer { store, rooms, ctx }
     }
 
-    /// Brings back every unfinished game of the store (start-up of a single
-    /// instance). A game whose log does not replay is logged and left out.
+    /// Brings back every unfinished game of the store and every room that was still
+    /// gathering players (start-up of a single instance). A game whose log does not
+    /// replay is logged and left out. Returns how many games and how many rooms
+    /// gathering players came back.
     ///
     /// # Errors
-    /// If the store cannot list the games or read a log.
-    pub async fn all(&self) -> Result<usize, StoreError> {
-        let mut restored = 0;
+    /// If the store cannot list the games or the rooms, or read a log.
+    pub async fn all(&self) -> Result<(usize, usize), StoreError> {
+        let mut games = 0;
         for record in self.store.unfinished_games().await? {
             let actions = self.store.actions(record.game.id).await?;
             if self.bring_back(record, &actions, Deadlines::Restart) {
-                restored += 1;
+                games += 1;
             }
         }
-        Ok(restored)
+        let mut lobbies = 0;
+        for record in self.store.lobbies().await? {
+            if self.rooms.get(record.id).is_ok() {
+                continue;
+            }
+            self.rooms
+                .insert(RoomHandle::restore_lobby(self.ctx.clone(), &record));
+            info!(room = %record.id, seats = record.players.len(), "restored a room gathering players");
+            lobbies += 1;
+        }
+        Ok((games, lobbies))
     }
 
     /// Brings back game `id` if it is still being played (a cluster instance took

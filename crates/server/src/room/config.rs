@@ -73,4 +73,8 @@ pub struct RoomSettings {
     pub outbound_queue: usize,
     /// The bound on an action's store write, retries included.
     pub store_timeout: Duration,
+    /// Whether rooms still gathering players are kept in the store (a single
+    /// instance), so that they survive a restart; in a cluster they live with the
+    /// instance that made them.
+    pub keep_lobbies: bool,
 }

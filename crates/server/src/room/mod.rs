@@ -21,7 +21,7 @@ use uuid::Uuid;
 
 use crate::error::LobbyError;
 use crate::metrics::Metrics;
-use crate::store::{ActionRecord, GameRecord, Store};
+use crate::store::{ActionRecord, GameRecord, LobbyRecord, Store};
 use catan_protocol::{
     AddBotRequest, AddBotResponse, BotKind, ClientMessage, CloseCode, RematchResponse, RoomInfo,
     RoomOptions, ServerMessage, TakeSeatResponse,
@@ -295,6 +295,27 @@ impl RoomHandle {
             runner.seat(handle.clone(), token, kind);
         }
         Ok(handle)
+    }
+
+    /// Brings back a room that was gathering players (a restart of a single
+    /// instance), its bots reseated.
+    #[must_use]
+    pub fn restore_lobby(ctx: RoomContext, record: &LobbyRecord) -> RoomHandle {
+        let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
+        let handle = RoomHandle {
+            id: record.id,
+            listed: record.options.listed,
+            tx,
+            shutdown: ctx.shutdown.clone(),
+        };
+        let tasks = ctx.tasks.clone();
+        let runner = ctx.bots.clone();
+        let (task, bots) = RoomTask::from_lobby(record, ctx, rx, handle.clone());
+        tasks.spawn(task.run());
+        for (token, kind) in bots {
+            runner.seat(handle.clone(), token, kind);
+        }
+        handle
     }
 
     async fn ask<T>(

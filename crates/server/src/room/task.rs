@@ -17,7 +17,7 @@ use super::state::{Now, Out, RematchPlan, RestoreError, Room, Timer};
 use super::writes::{SeqReservation, store_finish};
 use super::{Command, ConnId, ConnShared, Connected, Outbound, RoomContext, RoomHandle, Wire};
 use crate::error::LobbyError;
-use crate::store::{ActionRecord, GameRecord};
+use crate::store::{ActionRecord, GameRecord, LobbyRecord};
 use crate::token;
 use catan_protocol::{
     AddBotRequest, BotKind, CloseCode, CloseRoomResponse, ClosingReason, RematchResponse,
@@ -85,6 +85,23 @@ impl RoomTask {
         RoomTask::driving(room, ctx, rx, handle)
     }
 
+    /// A room that was gathering players, restored; with the fresh tokens of its
+    /// bots, to start them with.
+    pub(crate) fn from_lobby(
+        record: &LobbyRecord,
+        ctx: RoomContext,
+        rx: mpsc::Receiver<Command>,
+        handle: RoomHandle,
+    ) -> (RoomTask, Vec<(String, BotKind)>) {
+        let (room, bots) = Room::from_lobby(
+            record,
+            ctx.settings.clone(),
+            ctx.metrics.clone(),
+            Now::real(),
+        );
+        (RoomTask::driving(room, ctx, rx, handle), bots)
+    }
+
     fn driving(
         room: Room,
         ctx: RoomContext,
@@ -145,6 +162,8 @@ impl RoomTask {
         let span = info_span!("room", room = %self.room.id());
         async move {
             info!(players = self.room.options().game.players, "room created");
+            // A room still gathering players is kept before it answers anyone.
+            self.keep_lobby().await;
             let shutdown = self.ctx.shutdown.clone();
             // A restored room reserves its sequence numbers before anything else.
             self.settle();
@@ -196,10 +215,17 @@ impl RoomTask {
             }
             Command::TakeSeat { name, seat, reply } => {
                 let taken = self.room.take_seat(&name, seat, None);
+                if taken.is_ok() {
+                    self.keep_lobby().await;
+                }
                 let _ = reply.send(taken.map(|(seat, token)| TakeSeatResponse { seat, token }));
             }
             Command::LeaveSeat { seat, token, reply } => {
-                let _ = reply.send(self.room.leave_seat(seat, &token));
+                let left = self.room.leave_seat(seat, &token);
+                if left.is_ok() {
+                    self.keep_lobby().await;
+                }
+                let _ = reply.send(left);
             }
             Command::AddBot {
                 host_token,
@@ -211,6 +237,9 @@ impl RoomTask {
                     self.ctx.bots.seat(self.handle.clone(), token, kind);
                     r
                 });
+                if added.is_ok() {
+                    self.keep_lobby().await;
+                }
                 let _ = reply.send(added);
             }
             Command::Start { host_token, reply } => {
@@ -439,6 +468,39 @@ impl RoomTask {
         );
     }
 
+    /// Keeps the room in the store while it gathers players, so that it survives a
+    /// restart (a single instance's: in a cluster it lives with its instance). A
+    /// write the store refuses is logged; the room goes on in memory.
+    async fn keep_lobby(&mut self) {
+        if !self.ctx.settings.keep_lobbies {
+            return;
+        }
+        let Some(record) = self.room.lobby_record() else {
+            return;
+        };
+        let store = self.ctx.store.clone();
+        if let Err(e) = self
+            .serving_reads(async move { store.save_lobby(&record).await })
+            .await
+        {
+            warn!(error = %e, "could not keep the room in the store; it lives in memory only");
+        }
+    }
+
+    /// Forgets the room's stored lobby (it was closed before its start).
+    async fn forget_lobby(&mut self) {
+        if !self.ctx.settings.keep_lobbies {
+            return;
+        }
+        let (store, id) = (self.ctx.store.clone(), self.room.id());
+        if let Err(e) = self
+            .serving_reads(async move { store.drop_lobby(id).await })
+            .await
+        {
+            warn!(error = %e, "could not forget the stored room; it comes back at a restart");
+        }
+    }
+
     /// Marks the game abandoned in the store (the store retries a hiccup); false if
     /// the store stays down (the game is then restored after a restart).
     async fn store_abandoned(&mut self) -> bool {
@@ -464,6 +526,9 @@ impl RoomTask {
                 .close_all(ClosingReason::RoomClosed, CloseCode::RoomClosed, message);
         self.flush();
         let game_abandoned = status == RoomStatus::Playing && self.store_abandoned().await;
+        if status == RoomStatus::Lobby {
+            self.forget_lobby().await;
+        }
         self.closed = true;
         if let Some(rooms) = self.ctx.rooms.upgrade() {
             rooms.remove(self.room.id());

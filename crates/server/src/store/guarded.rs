@@ -15,7 +15,9 @@ use tokio::time::Instant;
 use tracing::debug;
 use uuid::Uuid;
 
-use super::{ActionRecord, Finish, GameQuery, GameRecord, NewGame, Store, StoreError, retry};
+use super::{
+    ActionRecord, Finish, GameQuery, GameRecord, LobbyRecord, NewGame, Store, StoreError, retry,
+};
 use crate::metrics::Metrics;
 
 /// How many times the limit the start-up read of unfinished games may take.
@@ -167,5 +169,22 @@ impl Store for Guarded {
     }
     async fn health(&self) -> Result<(), StoreError> {
         self.read("health", self.limit, self.inner.health()).await
+    }
+    async fn save_lobby(&self, lobby: &LobbyRecord) -> Result<(), StoreError> {
+        self.write("save_lobby", Some(retry::brief()), || {
+            self.inner.save_lobby(lobby)
+        })
+        .await
+    }
+    async fn drop_lobby(&self, id: Uuid) -> Result<(), StoreError> {
+        self.write("drop_lobby", Some(retry::brief()), || {
+            self.inner.drop_lobby(id)
+        })
+        .await
+    }
+    /// Read once at start-up, like the unfinished games.
+    async fn lobbies(&self) -> Result<Vec<LobbyRecord>, StoreError> {
+        let limit = self.limit * STARTUP_FACTOR;
+        self.read("lobbies", limit, self.inner.lobbies()).await
     }
 }

@@ -7,6 +7,7 @@ mod fence;
 mod group_commit;
 mod guarded;
 mod leases;
+mod lobbies;
 mod options;
 pub mod retry;
 mod single;
@@ -200,6 +201,23 @@ pub struct NewGame {
     pub players: Vec<PlayerRecord>,
 }
 
+/// A room still gathering players, as stored so that it survives a restart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LobbyRecord {
+    /// The room's id (its game's, once started).
+    pub id: Uuid,
+    /// The room's options.
+    pub options: RoomOptions,
+    /// SHA-256 of the host token.
+    pub host_token_hash: String,
+    /// Room creation time, Unix ms.
+    pub created_at: u64,
+    /// The seats taken so far (`final_vp` and `vp_cards` unset).
+    pub players: Vec<PlayerRecord>,
+    /// The number of the room's last broadcast when written.
+    pub seq: u64,
+}
+
 /// One accepted action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ActionRecord {
@@ -335,6 +353,22 @@ pub trait Store: Send + Sync + 'static {
     async fn actions(&self, id: Uuid) -> Result<Vec<ActionRecord>, StoreError>;
     /// Whether the database answers.
     async fn health(&self) -> Result<(), StoreError>;
+    /// Keeps (or replaces) a room still gathering players. The default keeps none:
+    /// a store without it loses such rooms at a restart.
+    async fn save_lobby(&self, lobby: &LobbyRecord) -> Result<(), StoreError> {
+        let _ = lobby;
+        Ok(())
+    }
+    /// Forgets a room still gathering players (closed, or removed for being idle);
+    /// nothing if it is not kept. A room's row also goes when its game is created.
+    async fn drop_lobby(&self, id: Uuid) -> Result<(), StoreError> {
+        let _ = id;
+        Ok(())
+    }
+    /// The rooms still gathering players, for restoring them after a restart.
+    async fn lobbies(&self) -> Result<Vec<LobbyRecord>, StoreError> {
+        Ok(Vec::new())
+    }
 }
 
 /// SHA-256 of `s`, as hex.

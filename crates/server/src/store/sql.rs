@@ -14,8 +14,8 @@ use uuid::Uuid;
 
 use super::group_commit::to_i64;
 use super::{
-    ActionRecord, Fence, Finish, GameQuery, GameRecord, GameStatus, NewGame, PlayerRecord, Store,
-    StoreError, StoredOptions,
+    ActionRecord, Fence, Finish, GameQuery, GameRecord, GameStatus, LobbyRecord, NewGame,
+    PlayerRecord, Store, StoreError, StoredOptions,
 };
 
 /// A store backed by a connection pool.
@@ -309,6 +309,11 @@ impl Store for SqlStore {
         .bind(i64::from(game.options.listed))
         .execute(&mut *tx)
         .await?;
+        // The room is no longer gathering players: its lobby row goes with the start.
+        sqlx::query("DELETE FROM lobby_rooms WHERE id = $1")
+            .bind(&id)
+            .execute(&mut *tx)
+            .await?;
         for p in &game.players {
             let bot = p.bot.map(BotKind::name);
             sqlx::query(
@@ -522,5 +527,17 @@ impl Store for SqlStore {
     async fn health(&self) -> Result<(), StoreError> {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())
+    }
+
+    async fn save_lobby(&self, lobby: &LobbyRecord) -> Result<(), StoreError> {
+        self.put_lobby(lobby).await
+    }
+
+    async fn drop_lobby(&self, id: Uuid) -> Result<(), StoreError> {
+        self.delete_lobby(id).await
+    }
+
+    async fn lobbies(&self) -> Result<Vec<LobbyRecord>, StoreError> {
+        self.all_lobbies().await
     }
 }

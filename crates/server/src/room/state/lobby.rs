@@ -6,7 +6,7 @@ use tracing::info;
 
 use super::{Match, Room, Stage};
 use crate::error::LobbyError;
-use crate::store::{self, NewGame};
+use crate::store::{self, LobbyRecord, NewGame};
 use catan_protocol::{
     AddBotRequest, AddBotResponse, BotKind, CloseCode, ClosingReason, Occupant, RoomInfo,
     RoomOptions, RoomStatus, ServerMessage,
@@ -154,6 +154,24 @@ impl Room {
         self.stage.set_rematch(id);
         info!(rematch = %id, "rematch room made");
         self.broadcast_public(|seq| ServerMessage::Rematch { seq, room_id: id });
+    }
+
+    /// The room as the store keeps it while it gathers players; `None` once its
+    /// game has started.
+    pub(crate) fn lobby_record(&self) -> Option<LobbyRecord> {
+        (self.status() == RoomStatus::Lobby).then(|| LobbyRecord {
+            id: self.id,
+            options: self.options,
+            host_token_hash: self.seats.host().as_str().to_owned(),
+            created_at: self.created_at,
+            players: self
+                .seats
+                .records()
+                .into_iter()
+                .filter(|p| !p.name.is_empty())
+                .collect(),
+            seq: self.seq(),
+        })
     }
 
     /// Checks that the host may start now and deals the game from `seed`, committed to

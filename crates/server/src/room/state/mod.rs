@@ -49,7 +49,7 @@ use uuid::Uuid;
 
 use super::{ConnId, Deadlines, RoomSettings, Wire};
 use crate::metrics::Metrics;
-use crate::store::{ActionRecord, Finish, GameRecord};
+use crate::store::{ActionRecord, Finish, GameRecord, LobbyRecord};
 use crate::token::TokenHash;
 use catan_protocol::{BotKind, RoomInfo, RoomOptions, RoomStatus, SeatInfo, Snapshot};
 
@@ -277,7 +277,8 @@ impl Room {
         } else {
             seats::BotTokens::Fresh
         };
-        let (seats, bots) = Seats::restored(host, &record.players, bot_tokens);
+        let (seats, bots) =
+            Seats::restored(host, record.players.len(), &record.players, bot_tokens);
         if !continued {
             timers.restore_offers(&game, g.options.trade_timeout_secs, now);
             timers.follow(&game, &g.options, now);
@@ -317,6 +318,35 @@ impl Room {
             ..f
         });
         Ok(Restored { room, bots, finish })
+    }
+
+    /// Brings back a room that was gathering players: its seats (people keep their
+    /// tokens; bots get fresh ones, returned to start them with), broadcasts numbered
+    /// past every number its previous run may have used.
+    pub(crate) fn from_lobby(
+        record: &LobbyRecord,
+        settings: Arc<RoomSettings>,
+        metrics: Arc<Metrics>,
+        now: Now,
+    ) -> (Room, Vec<(String, BotKind)>) {
+        metrics.room_moved(None, Some(RoomStatus::Lobby));
+        let players = usize::from(record.options.game.players);
+        let host = TokenHash::from_stored(record.host_token_hash.clone());
+        let (seats, bots) =
+            Seats::restored(host, players, &record.players, seats::BotTokens::Fresh);
+        let room = Room {
+            id: record.id,
+            options: record.options,
+            created_at: record.created_at,
+            seats,
+            stage: Stage::Lobby,
+            conns: Conns::new(players),
+            outbox: Outbox::new(restored_seq(None, record.seq), settings.rooms.event_backlog),
+            life: Life::new(now),
+            settings,
+            metrics,
+        };
+        (room, bots)
     }
 
     /// The sequence number of the last broadcast.

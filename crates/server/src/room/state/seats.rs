@@ -51,31 +51,33 @@ impl Seats {
     /// start it with (a bot's old token died with the process that ran it).
     pub(super) fn restored(
         host: TokenHash,
+        count: usize,
         players: &[PlayerRecord],
         bot_tokens: BotTokens,
     ) -> (Seats, Vec<(String, BotKind)>) {
         let mut bots = Vec::new();
-        let seats = players
-            .iter()
-            .map(|p| {
-                let token = match p.bot {
-                    Some(kind) if bot_tokens == BotTokens::Fresh => {
-                        let t = token::new_token();
-                        let hash = TokenHash::of(&t);
-                        bots.push((t, kind));
-                        hash
-                    }
-                    _ => TokenHash::from_stored(p.token_hash.clone()),
-                };
-                Some(Taken {
-                    occupant: Occupant {
-                        name: p.name.clone(),
-                        bot: p.bot,
-                    },
-                    token,
-                })
-            })
-            .collect();
+        let mut seats = vec![None; count];
+        for p in players {
+            let Some(place) = seats.get_mut(p.seat.index()) else {
+                continue;
+            };
+            let token = match p.bot {
+                Some(kind) if bot_tokens == BotTokens::Fresh => {
+                    let t = token::new_token();
+                    let hash = TokenHash::of(&t);
+                    bots.push((t, kind));
+                    hash
+                }
+                _ => TokenHash::from_stored(p.token_hash.clone()),
+            };
+            *place = Some(Taken {
+                occupant: Occupant {
+                    name: p.name.clone(),
+                    bot: p.bot,
+                },
+                token,
+            });
+        }
         (Seats { host, seats }, bots)
     }
 
