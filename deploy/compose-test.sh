@@ -17,6 +17,10 @@
 #                                       (back up, rebuild, up, /readyz): the game goes on
 #   deploy/compose-test.sh cluster      deploy/cluster/docker-compose.yml: an instance
 #                                       killed while requests go on through the proxy
+#   deploy/compose-test.sh sizing       the default stack under its limits with
+#                                       catan-loadgen (LOADGEN, built with cargo build
+#                                       --release -p catan-client) against the server:
+#                                       memory per table, CPU at a fast pace
 #
 # Needs: docker with compose v2.24+ (or podman's Docker-compatible API with
 # DOCKER_HOST set and DOCKER_BUILDKIT=0), git, curl, openssl, python3 with the
@@ -59,7 +63,7 @@ for tool in docker git curl openssl python3; do
 	command -v "$tool" >/dev/null || { echo "needs $tool" >&2; exit 2; }
 done
 docker compose version >/dev/null 2>&1 || { echo "needs docker compose v2" >&2; exit 2; }
-if [ "$MODE" != cluster ] && ! "$PYTHON" -c 'import websockets' 2>/dev/null; then
+if [ "$MODE" != cluster ] && [ "$MODE" != sizing ] && ! "$PYTHON" -c 'import websockets' 2>/dev/null; then
 	echo "needs python3 with websockets: python3 -m venv examples/python/.venv &&" \
 		"examples/python/.venv/bin/pip install -r examples/python/requirements.txt (or set PYTHON)" >&2
 	exit 2
@@ -460,6 +464,85 @@ mode_upgrade() {
 	fi
 }
 
+# The default stack under its limits with the load generator against the server:
+# memory per table (idle: rooms created, seated, started, every seat connected)
+# and CPU and latency at a fast players' pace. The server's port is published on
+# loopback for this run only (a second compose file), and the per-address limits
+# are lifted (every connection comes from one address through the port mapping).
+# CPU time of the db container in ns (its cgroup's cpuacct, cgroup v1 or v2), or "-".
+db_cpu_ns() {
+	compose exec -T db sh -c 'cat /sys/fs/cgroup/cpuacct/cpuacct.usage 2>/dev/null \
+		|| awk "/^usage_usec/ { print \$2 * 1000 }" /sys/fs/cgroup/cpu.stat' 2>/dev/null | tr -d '\r' || echo -
+}
+
+mode_sizing() {
+	local loadgen=${LOADGEN:-$ROOT/target/release/catan-loadgen} port=${SIZING_PORT:-29600}
+	[ -x "$loadgen" ] || { echo "needs catan-loadgen (cargo build --release -p catan-client, or LOADGEN=...)" >&2; exit 2; }
+	cd "$W"
+	write_env "$IMAGE"
+	cat >> .env <<-ENV
+		CATAN_LOBBY_RATE_PER_MIN=0
+		CATAN_WEBSOCKET_RATE_PER_MIN=0
+		CATAN_MAX_CONNECTIONS_PER_ADDRESS=0
+		CATAN_MAX_WEBSOCKETS_PER_ADDRESS=100000
+		CATAN_MAX_ROOMS=20000
+		RUST_LOG=warn
+	ENV
+	cat > compose.sizing.yml <<-YML
+		services:
+		  server:
+		    ports:
+		      - "127.0.0.1:$port:8080"
+	YML
+	export COMPOSE_FILE=docker-compose.yml:compose.sizing.yml
+	if build_image "$L/build.log"; then pass "build (${BUILD_S} s)"; else fail "build"; return; fi
+	local scenario args pid
+	for scenario in idle pace; do
+		compose down -t 30 -v > /dev/null 2>&1
+		if up_wait "$L/up-$scenario.log"; then pass "$scenario: the stack up (${UP_S} s)"
+		else fail "$scenario: up"; return; fi
+		pid=$(docker inspect -f '{{.State.Pid}}' "$(compose ps -q server)")
+		case "$scenario" in
+			# Rooms set up 8 at a time: a burst of 64 starts at once outran the
+			# 2 s store timeout of a PostgreSQL limited to one CPU (503 store_unavailable).
+			idle) args=(--idle --rooms "${SIZING_IDLE_ROOMS:-2000}" --duration 30 --warmup 60
+				--setup-concurrency "${SIZING_SETUP_CONCURRENCY:-8}") ;;
+			pace) args=(--rooms "${SIZING_ROOMS:-1000}" --think-ms "${SIZING_THINK_MS:-1000}" --duration 60 --warmup 20) ;;
+		esac
+		# --one-address: through the port mapping only 127.0.0.1 reaches the container.
+		local db_cpu0 db_cpu1
+		db_cpu0=$(db_cpu_ns)
+		if "$loadgen" --url "ws://127.0.0.1:$port" --one-address --server-pid "$pid" --json "${args[@]}" \
+			> "$L/loadgen-$scenario.log" 2>&1; then
+			pass "$scenario: catan-loadgen ${args[*]}"
+		else
+			fail "$scenario: catan-loadgen ${args[*]}: $(tail -3 "$L/loadgen-$scenario.log" | cut -c1-300)"
+		fi
+		db_cpu1=$(db_cpu_ns)
+		tail -n 1 "$L/loadgen-$scenario.log" > "$L/$scenario.json"
+		python3 - "$L/$scenario.json" "$db_cpu0" "$db_cpu1" <<-'PY'
+			import json, sys
+			d = json.load(open(sys.argv[1]))
+			keys = ["rooms", "connections", "actions_per_s", "p50_ms", "p99_ms", "p999_ms", "errors",
+			        "server_rss_kib", "rss_per_conn_kib", "rss_per_room_kib", "server_cpu_pct",
+			        "server_cpu_per_action_us"]
+			out = {k: d.get(k) for k in keys}
+			try:
+			    db = (int(sys.argv[3]) - int(sys.argv[2])) / 1e9
+			    out["db_cpu_s"] = round(db, 2)
+			    if d.get("actions_total"):
+			        out["db_cpu_per_action_us"] = round(db * 1e6 / d["actions_total"], 1)
+			except ValueError:
+			    pass
+			print("RESULT:", json.dumps(out))
+		PY
+		docker stats --no-stream --format '{{.Name}} {{.MemUsage}} {{.CPUPerc}}' \
+			$(compose ps -q) 2>/dev/null | sed "s/^/INFO: $scenario: /" || true
+		check "$scenario: the server was not restarted (no OOM kill)" \
+			test "$(docker inspect -f '{{.RestartCount}}' "$(compose ps -q server)")" = 0
+	done
+}
+
 mode_cluster() {
 	COMPOSE_DIR=$W/deploy/cluster
 	cd "$COMPOSE_DIR"
@@ -507,7 +590,8 @@ case "$MODE" in
 	run) mode_run ;;
 	upgrade) mode_upgrade "$@" ;;
 	cluster) mode_cluster ;;
-	*) echo "usage: $0 [run | upgrade REF | cluster]" >&2; exit 2 ;;
+	sizing) mode_sizing ;;
+	*) echo "usage: $0 [run | upgrade REF | cluster | sizing]" >&2; exit 2 ;;
 esac
 
 [ "${KEEP:-0}" = 1 ] || { (cd "$COMPOSE_DIR" && compose --profile monitoring down -t 30 -v --remove-orphans > "$L/down-final.log" 2>&1); \
