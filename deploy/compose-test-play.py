@@ -87,7 +87,14 @@ async def start(lobby: Lobby, actions: int) -> dict:
 
     async def until_enough(c: Connection, s: Strategy) -> None:
         task = asyncio.ensure_future(play.play_seat(c, s))
-        while not task.done() and sum(x.acks for x in conns) < actions:
+        # Left after `actions` of ours, or at turn 12 at the latest: the bots play
+        # fast, and a run whose own actions were slow to be acknowledged once saw
+        # the game end (8 points at turn 68) before it was left.
+        while (
+            not task.done()
+            and sum(x.acks for x in conns) < actions
+            and max(x.view.v.get("turn", 0) if x.view else 0 for x in conns) < 12
+        ):
             await asyncio.sleep(0.05)
         task.cancel()
         try:
