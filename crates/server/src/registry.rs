@@ -37,10 +37,12 @@ impl Rooms {
         }
     }
 
-    /// Creates a room, unless the server already holds `max_rooms`.
+    /// Creates a room, unless the server already holds `max_rooms` or has begun to
+    /// shut down (a call whose head arrived before the shutdown and whose body after
+    /// it reaches here past the handler's own check).
     ///
     /// # Errors
-    /// `TooManyRooms`.
+    /// `ShuttingDown`, `TooManyRooms`.
     pub fn create(
         &self,
         ctx: RoomContext,
@@ -48,6 +50,9 @@ impl Rooms {
         host_token: String,
     ) -> Result<RoomHandle, LobbyError> {
         let mut inner = self.inner.write().expect("rooms lock");
+        if ctx.shutdown.is_cancelled() {
+            return Err(LobbyError::ShuttingDown);
+        }
         if inner.by_id.len() >= self.max_rooms {
             return Err(LobbyError::TooManyRooms);
         }
