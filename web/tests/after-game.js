@@ -14,6 +14,17 @@ const KINDS = ['easy', 'random', 'medium'];
 const cells = (tab, sel) => tab.evaluate((s) => [...document.querySelectorAll(s)]
   .map((td) => [Number(td.dataset.seat), Number(td.textContent)]), sel);
 
+/** The stored replay of game `id`, waiting up to 30 s for its result to be stored. */
+async function replayOf(base, id) {
+  const until = Date.now() + 30000;
+  for (;;) {
+    const r = await fetch(`${base}/api/games/${id}/replay`);
+    if (r.ok) return r.json();
+    if (Date.now() > until) throw new Error(`no replay of ${id}: ${r.status} ${await r.text()}`);
+    await new Promise((done) => setTimeout(done, 250));
+  }
+}
+
 /**
  * @param {import('./driver.js').Browser} browser
  * @param {string} base
@@ -54,7 +65,9 @@ export async function afterTheGame(browser, base, out, { width, height, lang }) 
       assert.deepEqual(await cells(tab, `#resources-${side} tr[data-source="${k}"] td`), stats.resources.map((f) => [f.seat, f[side][k]]), `${side} ${k}`);
     }
   }
-  const replay = await (await fetch(`${base}/api/games/${id}/replay`)).json();
+  // The result is stored before game_over is sent, unless the store was slow to take
+  // it (a busy machine): then it is written in the background and the replay waits.
+  const replay = await replayOf(base, id);
   assert.deepEqual(replay.stats, stats, 'the replay carries the same statistics');
   // The seed check is there, folded away.
   assert.equal(await tab.evaluate(() => document.querySelector('#seed-details').open), false);
