@@ -3,7 +3,7 @@
 // Client-sent forms that differ from the server-written ones end in `Input`.
 
 /** Every WebSocket message (ClientMessage, ServerMessage) and every JSON body of the HTTP API of catan-server, protocol version 1: what clients send as the server reads it, what the server writes exactly as it writes it (see protocol.md). The root accepts any one of them; validate against `#/$defs/{name}` for one type. */
-export type AnyMessageOrBody = ClientMessage | CreateRoomRequest | TakeSeatRequest | AddBotRequest | CloseRoomRequest | KickRequest | ServerMessage | CreateRoomResponse | RoomList | RoomInfo | TakeSeatResponse | AddBotResponse | ErrorBody | GameList | GameSummary | Replay | AdminRoomList | AdminRoomDetail | CloseRoomResponse | ServerStats | BoardGeometry | RematchResponse;
+export type AnyMessageOrBody = ClientMessage | CreateRoomRequest | TakeSeatRequest | AddBotRequest | CloseRoomRequest | KickRequest | GuestRequest | ClaimRequest | SignInRequest | RenameRequest | ServerMessage | CreateRoomResponse | RoomList | RoomInfo | TakeSeatResponse | AddBotResponse | ErrorBody | GameList | GameSummary | Replay | AdminRoomList | AdminRoomDetail | CloseRoomResponse | ServerStats | BoardGeometry | RematchResponse | PlayerInfo | SignedIn | SessionList;
 
 /**
  * A request to change the game. `Game::apply` accepts it or says why not.
@@ -426,6 +426,17 @@ export interface BuildingView {
   seat: Seat;
   /** A city (else a settlement). */
   city: boolean;
+}
+
+/**
+ * `POST /api/me/claim` body: the name the account takes (unique among accounts,
+ * case and look-alike forms aside) and its password.
+ */
+export interface ClaimRequest {
+  /** The account's display name (the rules of `text::clean_account_name`). */
+  name: string;
+  /** 8 to 128 characters. */
+  password: string;
 }
 
 /** A message from a client. */
@@ -1012,6 +1023,15 @@ export interface GameView {
   winner: Seat | null;
 }
 
+/** `POST /api/guests` body. */
+export interface GuestRequest {
+  /**
+   * Display name, 1 to `MAX_NAME_CHARS` characters (the rules of
+   * `text::clean_name`).
+   */
+  name: string;
+}
+
 /** A harbor on a coastal path (R-2.3, R-9.4). */
 export interface Harbor {
   /** The coastal path; both of its intersections use the harbor. */
@@ -1188,6 +1208,18 @@ export type Phase =
     winner: Seat | null;
   };
 
+/** A player as they see themselves (`GET /api/me`). */
+export interface PlayerInfo {
+  /** The player's id. */
+  id: string;
+  /** Display name. */
+  name: string;
+  /** Whether the player claimed an account (a guest otherwise). */
+  account: boolean;
+  /** When the player was created (Unix milliseconds). */
+  created_at: number;
+}
+
 /** A seat of a stored game, with its result once finished. */
 export interface PlayerResult {
   /** The seat. */
@@ -1332,6 +1364,12 @@ export interface RematchResponse {
   host_token: string | null;
   /** The new room, its bots seated. */
   room: RoomInfo;
+}
+
+/** `PUT /api/me/name` body. */
+export interface RenameRequest {
+  /** The new display name. */
+  name: string;
 }
 
 /** `GET /api/games/{id}/replay` answer: enough to rebuild the game exactly. */
@@ -1731,6 +1769,47 @@ export interface ServerStats {
   actions_applied: number;
   /** Whether the game store answers now. */
   store: StoreHealth;
+}
+
+/** A session of the player (`GET /api/sessions`). */
+export interface SessionInfo {
+  /** The session's id (to revoke it; not its token). */
+  id: string;
+  /** What it was opened from (the client's `User-Agent`, shortened). */
+  label: string;
+  /** When it was opened (Unix milliseconds). */
+  created_at: number;
+  /** When it ends (Unix milliseconds). */
+  expires_at: number;
+  /** Whether it is the session of the call that lists them. */
+  current: boolean;
+}
+
+/** `GET /api/sessions` answer, newest first. */
+export interface SessionList {
+  /** The player's unexpired sessions. */
+  sessions: SessionInfo[];
+}
+
+/** `POST /api/sessions` body: signing in to an account. */
+export interface SignInRequest {
+  /** The account's name (any case or look-alike form of it). */
+  name: string;
+  /** Its password. */
+  password: string;
+}
+
+/**
+ * The answer to creating a guest or signing in: the player, the new session, and
+ * its token, given this once (a browser also gets it as an HttpOnly cookie).
+ */
+export interface SignedIn {
+  /** Who is signed in. */
+  player: PlayerInfo;
+  /** The session opened. */
+  session: SessionInfo;
+  /** The session's bearer token (`Authorization: Bearer ...`). */
+  token: string;
 }
 
 /**

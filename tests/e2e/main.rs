@@ -22,6 +22,7 @@ mod loadgen;
 mod lobby;
 mod lobby_restart;
 mod persistence;
+mod players;
 mod postgres_tls;
 mod protocol_doc;
 mod python_client;

@@ -224,7 +224,7 @@ where
 
 /// The marked types that clients send: the schema describes them as the server reads
 /// them (`{name}Input` where that differs from the server-written form).
-const CLIENT_SENT: [&str; 7] = [
+const CLIENT_SENT: [&str; 11] = [
     "ClientMessage",
     "CreateRoomRequest",
     "TakeSeatRequest",
@@ -232,6 +232,10 @@ const CLIENT_SENT: [&str; 7] = [
     "Action",
     "CloseRoomRequest",
     "KickRequest",
+    "GuestRequest",
+    "ClaimRequest",
+    "SignInRequest",
+    "RenameRequest",
 ];
 
 /// The schema definition an example marked `ty` must validate against.
@@ -273,6 +277,14 @@ fn check(ex: &Example) -> Result<Value, String> {
         "AdminRoomDetail" => admin_detail(ex),
         "CloseRoomResponse" => round_trip::<catan_protocol::CloseRoomResponse>(ex, true),
         "ServerStats" => round_trip::<catan_protocol::ServerStats>(ex, true),
+        // Players (section 25).
+        "GuestRequest" => round_trip::<catan_protocol::GuestRequest>(ex, false),
+        "ClaimRequest" => round_trip::<catan_protocol::ClaimRequest>(ex, false),
+        "SignInRequest" => round_trip::<catan_protocol::SignInRequest>(ex, false),
+        "RenameRequest" => round_trip::<catan_protocol::RenameRequest>(ex, false),
+        "PlayerInfo" => round_trip::<catan_protocol::PlayerInfo>(ex, true),
+        "SignedIn" => round_trip::<catan_protocol::SignedIn>(ex, true),
+        "SessionList" => round_trip::<catan_protocol::SessionList>(ex, true),
         other => Err(format!("unknown type `{other}` in the parse marker")),
     }
 }

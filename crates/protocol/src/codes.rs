@@ -202,6 +202,21 @@ pub enum LobbyError {
     TooManyConnections,
     /// The server has as many WebSockets open as it takes.
     ServerBusy,
+    /// A player call without a session (no cookie or bearer token, or one that
+    /// ended).
+    NotSignedIn,
+    /// Signing in failed: no account has that name, or the password is not its
+    /// own (the two are not told apart).
+    InvalidCredentials,
+    /// Another account has a name with the same key (case and look-alike forms
+    /// aside).
+    NameTaken,
+    /// The password is too short or too long.
+    InvalidPassword,
+    /// The player already has an account (or was deleted).
+    AlreadyClaimed,
+    /// The player has no session with that id.
+    SessionNotFound,
 }
 
 impl LobbyError {
@@ -233,6 +248,12 @@ impl LobbyError {
             },
             LobbyError::TooManyConnections,
             LobbyError::ServerBusy,
+            LobbyError::NotSignedIn,
+            LobbyError::InvalidCredentials,
+            LobbyError::NameTaken,
+            LobbyError::InvalidPassword,
+            LobbyError::AlreadyClaimed,
+            LobbyError::SessionNotFound,
         ]
     }
 
@@ -262,6 +283,12 @@ impl LobbyError {
             LobbyError::RateLimited { .. } => "rate_limited",
             LobbyError::TooManyConnections => "too_many_connections",
             LobbyError::ServerBusy => "server_busy",
+            LobbyError::NotSignedIn => "not_signed_in",
+            LobbyError::InvalidCredentials => "invalid_credentials",
+            LobbyError::NameTaken => "name_taken",
+            LobbyError::InvalidPassword => "invalid_password",
+            LobbyError::AlreadyClaimed => "already_claimed",
+            LobbyError::SessionNotFound => "session_not_found",
         }
     }
 
@@ -269,7 +296,10 @@ impl LobbyError {
     #[must_use]
     pub fn status(&self) -> u16 {
         match self {
-            LobbyError::RoomNotFound => 404,
+            LobbyError::RoomNotFound | LobbyError::SessionNotFound => 404,
+            LobbyError::NameTaken | LobbyError::AlreadyClaimed => 409,
+            LobbyError::InvalidPassword => 400,
+            LobbyError::NotSignedIn | LobbyError::InvalidCredentials => 401,
             LobbyError::RoomFull
             | LobbyError::SeatTaken
             | LobbyError::AlreadyStarted
@@ -336,6 +366,14 @@ impl fmt::Display for LobbyError {
                 "too many connections from this address; close some first"
             }
             LobbyError::ServerBusy => "the server has too many connections; try again later",
+            LobbyError::NotSignedIn => {
+                "not signed in: create a guest (POST /api/guests) or sign in (POST /api/sessions)"
+            }
+            LobbyError::InvalidCredentials => "wrong name or password",
+            LobbyError::NameTaken => "another account has that name",
+            LobbyError::InvalidPassword => "a password has 8 to 128 characters",
+            LobbyError::AlreadyClaimed => "this player already has an account",
+            LobbyError::SessionNotFound => "you have no session with that id",
         })
     }
 }
@@ -431,6 +469,12 @@ mod tests {
                 LobbyError::RateLimited { .. },
                 LobbyError::TooManyConnections,
                 LobbyError::ServerBusy,
+                LobbyError::NotSignedIn,
+                LobbyError::InvalidCredentials,
+                LobbyError::NameTaken,
+                LobbyError::InvalidPassword,
+                LobbyError::AlreadyClaimed,
+                LobbyError::SessionNotFound,
             ]
         );
     }

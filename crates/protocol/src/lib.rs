@@ -23,7 +23,9 @@
 //!   close frames) and [`LobbyError`] (HTTP), each with `code()` and a list of all
 //!   (derived from the variants, except [`LobbyError`]'s, whose variants carry data).
 //! - [`text`]: the rules for text people choose, display names and chat
-//!   ([`text::clean_name`], [`text::clean_chat`]).
+//!   ([`text::clean_name`], [`text::clean_chat`]), and the key that makes account
+//!   names unique ([`text::name_key`]).
+//! - [`players`]: the bodies of the player calls (guests, accounts, sessions).
 //!
 //! ```
 //! use catan_protocol::{ClientMessage, ServerMessage, ErrorCode};
@@ -41,6 +43,7 @@ pub mod admin;
 pub mod board;
 pub mod codes;
 pub mod lobby;
+pub mod players;
 pub mod room;
 pub mod schema;
 pub mod text;
@@ -56,6 +59,10 @@ pub use lobby::{
     AddBotRequest, AddBotResponse, CreateRoomRequest, CreateRoomResponse, ErrorBody, ErrorDetail,
     GameList, GameListQuery, GameStatus, GameSummary, PlayerResult, RematchResponse, Replay,
     ReplayStep, RoomList, RoomListQuery, TakeSeatRequest, TakeSeatResponse, WsQuery, parse_body,
+};
+pub use players::{
+    ClaimRequest, GuestRequest, PlayerInfo, RenameRequest, SessionInfo, SessionList, SignInRequest,
+    SignedIn,
 };
 pub use room::{
     BotKind, DEFAULT_DISCARD_TIMEOUT_SECS, DEFAULT_STAND_IN_SECS, DEFAULT_TRADE_TIMEOUT_SECS,

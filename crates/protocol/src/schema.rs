@@ -41,6 +41,9 @@ use crate::lobby::{
     AddBotRequest, AddBotResponse, CreateRoomRequest, CreateRoomResponse, ErrorBody, GameList,
     GameSummary, RematchResponse, Replay, RoomList, TakeSeatRequest, TakeSeatResponse,
 };
+use crate::players::{
+    ClaimRequest, GuestRequest, PlayerInfo, RenameRequest, SessionList, SignInRequest, SignedIn,
+};
 use crate::room::RoomInfo;
 use crate::ws::{ClientMessage, ServerMessage};
 
@@ -54,17 +57,21 @@ const DEFS: &str = "#/$defs/";
 pub const INPUT_SUFFIX: &str = "Input";
 
 /// The types clients send, by the names of their definitions.
-pub const CLIENT_SENT: [&str; 6] = [
+pub const CLIENT_SENT: [&str; 10] = [
     "ClientMessage",
     "CreateRoomRequest",
     "TakeSeatRequest",
     "AddBotRequest",
     "CloseRoomRequest",
     "KickRequest",
+    "GuestRequest",
+    "ClaimRequest",
+    "SignInRequest",
+    "RenameRequest",
 ];
 
 /// The types the server writes, by the names of their definitions.
-pub const SERVER_WRITTEN: [&str; 16] = [
+pub const SERVER_WRITTEN: [&str; 19] = [
     "ServerMessage",
     "CreateRoomResponse",
     "RoomList",
@@ -81,6 +88,9 @@ pub const SERVER_WRITTEN: [&str; 16] = [
     "ServerStats",
     "BoardGeometry",
     "RematchResponse",
+    "PlayerInfo",
+    "SignedIn",
+    "SessionList",
 ];
 
 /// Adds `T` to `generator`'s definitions, checking that it is named `name`.
@@ -104,6 +114,10 @@ fn client_definitions() -> Map<String, Value> {
     add::<AddBotRequest>(&mut g, CLIENT_SENT[3]);
     add::<CloseRoomRequest>(&mut g, CLIENT_SENT[4]);
     add::<KickRequest>(&mut g, CLIENT_SENT[5]);
+    add::<GuestRequest>(&mut g, CLIENT_SENT[6]);
+    add::<ClaimRequest>(&mut g, CLIENT_SENT[7]);
+    add::<SignInRequest>(&mut g, CLIENT_SENT[8]);
+    add::<RenameRequest>(&mut g, CLIENT_SENT[9]);
     g.take_definitions(true)
 }
 
@@ -128,6 +142,9 @@ fn server_definitions() -> Map<String, Value> {
     add::<ServerStats>(&mut g, SERVER_WRITTEN[13]);
     add::<crate::board::BoardGeometry>(&mut g, SERVER_WRITTEN[14]);
     add::<RematchResponse>(&mut g, SERVER_WRITTEN[15]);
+    add::<PlayerInfo>(&mut g, SERVER_WRITTEN[16]);
+    add::<SignedIn>(&mut g, SERVER_WRITTEN[17]);
+    add::<SessionList>(&mut g, SERVER_WRITTEN[18]);
     g.take_definitions(true)
 }
 

@@ -68,6 +68,10 @@ pub enum TextError {
     /// A name that poses as a built-in bot ("(... bot)").
     #[error("the name poses as a bot; bots are marked by the server")]
     PosesAsBot,
+    /// A name kept for the server's own use (a bot's or a stand-in's usual name,
+    /// or the name of a deleted player), refused for an account.
+    #[error("the name is kept for the server's own use")]
+    Reserved,
 }
 
 /// The common checks; `what` names the text in messages.
@@ -121,9 +125,66 @@ pub fn clean_chat(raw: &str) -> Result<String, TextError> {
     Ok(text)
 }
 
+/// The key that makes account names unique (docs/protocol/25-players.md): the
+/// name in compatibility form (NFKC, so that full-width and other look-alike forms
+/// meet their plain ones), lower-cased, its inner white space runs one space and
+/// its invisible characters dropped. Two accounts cannot have names with one key.
+#[must_use]
+pub fn name_key(name: &str) -> String {
+    let folded: String = name.nfkc().flat_map(char::to_lowercase).collect();
+    let kept: String = folded
+        .chars()
+        .filter(|c| c.is_whitespace() || !is_invisible(*c))
+        .collect();
+    kept.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A name an account may take: a [`clean_name`] that is not also a built-in
+/// bot's or a stand-in's usual name ("Bot 2", "机器人 3", "機器人 1") nor the name
+/// a deleted player's games show.
+///
+/// # Errors
+/// Why the name is refused (the server answers `invalid_name`).
+pub fn clean_account_name(raw: &str) -> Result<String, TextError> {
+    let name = clean_name(raw)?;
+    let key = name_key(&name);
+    let numbered = |prefix: &str| {
+        key.strip_prefix(prefix)
+            .map(str::trim_start)
+            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+    };
+    if numbered("bot") || numbered("机器人") || numbered("機器人") || key == "deleted player"
+    {
+        return Err(TextError::Reserved);
+    }
+    Ok(name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn account_names_meet_their_look_alikes_under_one_key() {
+        assert_eq!(name_key("Ann"), name_key("aNN"));
+        assert_eq!(name_key("Ａｎｎ"), "ann", "full-width forms");
+        assert_eq!(name_key("ann  lee"), name_key("Ann Lee"));
+        assert_eq!(name_key("an\u{200B}n"), "ann");
+        assert_ne!(name_key("ann"), name_key("anne"));
+        for bad in [
+            "Bot 2",
+            "bot3",
+            "机器人 3",
+            "機器人1",
+            "Deleted Player",
+            "x (easy bot)",
+        ] {
+            assert!(clean_account_name(bad).is_err(), "{bad}");
+        }
+        for good in ["Bottle", "bot builder", "Ann", "小明"] {
+            assert!(clean_account_name(good).is_ok(), "{good}");
+        }
+    }
 
     #[test]
     fn names_are_normalized_and_restricted() {

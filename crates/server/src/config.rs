@@ -3,7 +3,8 @@
 //! grouped by the part of the server that reads them, each group defined beside
 //! it ([`crate::listen::ListenConfig`], [`crate::limits::LimitsConfig`],
 //! [`crate::store::StoreConfig`], [`crate::cluster::ClusterConfig`],
-//! [`crate::bot::BotConfig`], [`crate::room::RoomConfig`]); a room receives only
+//! [`crate::bot::BotConfig`], [`crate::room::RoomConfig`],
+//! [`crate::players::PlayersConfig`]); a room receives only
 //! [`crate::room::RoomSettings`].
 
 use std::time::Duration;
@@ -45,6 +46,10 @@ pub struct Config {
     /// The defaults of new rooms and how long rooms live.
     #[command(flatten)]
     pub rooms: crate::room::RoomConfig,
+
+    /// Players' sessions and sign-in limits.
+    #[command(flatten)]
+    pub players: crate::players::PlayersConfig,
 
     /// Bearer token for the admin API. Without one the admin API is disabled.
     #[arg(long, env = "CATAN_ADMIN_TOKEN", hide_env_values = true)]
@@ -105,6 +110,8 @@ impl Config {
         c.limits.chat_per_min = 100_000;
         c.limits.max_websockets_per_address = c.limits.max_websockets;
         c.listen.max_connections_per_address = 0;
+        c.players.sign_in_rate_per_min = 0;
+        c.players.sign_in_per_account_per_hour = 0;
         c
     }
 

@@ -29,6 +29,7 @@
 //! - [`admin`]: the admin API and `/metrics`, on their own listener, behind a token.
 //! - [`metrics`]: counters, gauges and histograms in the Prometheus text format.
 //! - [`store`]: persistence (SQLite or PostgreSQL); [`history`]: finished games.
+//! - [`players`]: people who last beyond one room: guests, accounts, sessions.
 //! - [`cluster`]: several instances on one PostgreSQL (docs/cluster.md): leases,
 //!   takeover of a dead instance's rooms, forwarding to a room's owner.
 //!
@@ -51,6 +52,7 @@ pub mod listen;
 pub mod lobby;
 pub mod metrics;
 pub mod origin;
+pub mod players;
 pub mod registry;
 pub mod restore;
 pub mod room;
@@ -106,6 +108,8 @@ pub struct AppState {
     pub client_addresses: Arc<address::ClientAddresses>,
     /// In a cluster (`--cluster-address`): this instance and its leases.
     pub cluster: Option<Arc<cluster::Cluster>>,
+    /// Players, accounts and sessions.
+    pub players: Arc<players::Players>,
     /// What every room reads of the configuration (shared by all rooms).
     room_settings: Arc<room::RoomSettings>,
     /// The built-in bots, with the slots bounding their searches.
@@ -127,7 +131,13 @@ impl AppState {
     #[must_use]
     pub fn new(config: Config, store: Arc<dyn store::Store>) -> AppState {
         let metrics = Arc::new(metrics::Metrics::default());
+        let store: Arc<dyn store::Store> = Arc::new(store::Guarded::new(
+            store,
+            config.store.store_timeout(),
+            metrics.clone(),
+        ));
         AppState {
+            players: Arc::new(players::Players::new(store.clone(), config.players.clone())),
             lobby_limiter: Arc::new(limits::AddressLimiter::new(
                 config.limits.lobby_rate_per_min,
                 config.limits.lobby_burst,
@@ -141,11 +151,7 @@ impl AppState {
                 config.limits.max_websockets_per_address,
             )),
             client_addresses: Arc::new(config.listen.client_addresses()),
-            store: Arc::new(store::Guarded::new(
-                store,
-                config.store.store_timeout(),
-                metrics.clone(),
-            )),
+            store,
             origins: Arc::new(origin::OriginPolicy::new(
                 &config.listen.allowed_origins,
                 &config.listen.public_origins,
@@ -257,6 +263,20 @@ pub fn app(state: AppState) -> Router {
         .route("/api/rooms/{id}/start", post(lobby::start))
         .route("/api/rooms/{id}/rematch", post(lobby::rematch))
         .route("/api/rooms/{id}/ws", get(lobby::websocket))
+        .route("/api/guests", post(players::api::create_guest))
+        .route(
+            "/api/me",
+            get(players::api::me).delete(players::api::delete_me),
+        )
+        .route("/api/me/claim", post(players::api::claim))
+        .route("/api/me/name", post(players::api::rename))
+        .route(
+            "/api/sessions",
+            post(players::api::sign_in)
+                .get(players::api::sessions)
+                .delete(players::api::end_sessions),
+        )
+        .route("/api/sessions/{id}", delete(players::api::end_session))
         // In a cluster, a room another instance owns is served by it (after the
         // origin check here).
         .layer(axum::middleware::from_fn_with_state(

@@ -153,26 +153,92 @@ impl Bucket {
 /// Addresses tracked before full buckets are forgotten.
 const PRUNE_ABOVE: usize = 4096;
 
-/// One token bucket per client address (protocol.md section 20): one limiter for
-/// the costly lobby calls (creating rooms, taking seats, adding bots), another for
-/// WebSocket upgrades.
+/// One token bucket per key: `per_min` calls a minute on average per key, `burst`
+/// at once. Client addresses ([`AddressLimiter`]) and account names (sign-in
+/// attempts) are counted with it.
 #[derive(Debug)]
-pub struct AddressLimiter {
-    per_min: u32,
+pub struct KeyedLimiter<K> {
+    /// Tokens per second; 0 turns the limit off.
+    rate: f64,
     burst: u32,
-    buckets: Mutex<HashMap<IpAddr, Bucket>>,
+    buckets: Mutex<HashMap<K, Bucket>>,
 }
+
+impl<K: std::hash::Hash + Eq> KeyedLimiter<K> {
+    /// `per_min` calls a minute on average per key, `burst` at once; a `per_min` of
+    /// 0 turns the limit off.
+    #[must_use]
+    pub fn new(per_min: u32, burst: u32) -> KeyedLimiter<K> {
+        KeyedLimiter {
+            rate: f64::from(per_min) / 60.0,
+            burst,
+            buckets: Mutex::default(),
+        }
+    }
+
+    /// `per_hour` calls an hour on average per key, `burst` at once; a `per_hour`
+    /// of 0 turns the limit off.
+    #[must_use]
+    pub fn per_hour(per_hour: u32, burst: u32) -> KeyedLimiter<K> {
+        KeyedLimiter {
+            rate: f64::from(per_hour) / 3600.0,
+            burst,
+            buckets: Mutex::default(),
+        }
+    }
+
+    fn off(&self) -> bool {
+        self.rate <= 0.0
+    }
+
+    fn bucket<T>(&self, key: K, f: impl FnOnce(&mut Bucket) -> T) -> T {
+        let mut buckets = self.buckets.lock().expect("rate limiter lock");
+        if buckets.len() > PRUNE_ABOVE {
+            buckets.retain(|_, b| !b.is_full());
+        }
+        let (rate, burst) = (self.rate, f64::from(self.burst));
+        f(buckets
+            .entry(key)
+            .or_insert_with(|| Bucket::new(rate, burst)))
+    }
+
+    /// Counts one call of `key`.
+    ///
+    /// # Errors
+    /// `rate_limited` with the whole seconds to wait, when `key` is over its rate.
+    pub fn check(&self, key: K) -> Result<(), LobbyError> {
+        if self.off() {
+            return Ok(());
+        }
+        self.bucket(key, Bucket::take)
+            .map_err(|wait| LobbyError::RateLimited {
+                retry_after_secs: wait.as_secs() + u64::from(wait.subsec_nanos() > 0),
+            })
+    }
+
+    /// Refuses `key` for `wait` from now: its bucket is emptied so that its next
+    /// call is allowed only then. Nothing when the limit is off.
+    pub fn cool_down(&self, key: K, wait: Duration) {
+        if self.off() || wait.is_zero() {
+            return;
+        }
+        self.bucket(key, |b| b.empty_for(wait));
+    }
+}
+
+/// One token bucket per client address (protocol.md section 20), counted under
+/// its [`limit_key`]: one limiter for the costly lobby calls (creating rooms,
+/// taking seats, adding bots), another for WebSocket upgrades, another for
+/// sign-in attempts.
+#[derive(Debug)]
+pub struct AddressLimiter(KeyedLimiter<IpAddr>);
 
 impl AddressLimiter {
     /// `per_min` calls a minute on average per address, `burst` at once; a
     /// `per_min` of 0 turns the limit off.
     #[must_use]
     pub fn new(per_min: u32, burst: u32) -> AddressLimiter {
-        AddressLimiter {
-            per_min,
-            burst,
-            buckets: Mutex::default(),
-        }
+        AddressLimiter(KeyedLimiter::new(per_min, burst))
     }
 
     /// Counts one costly call from `addr` (under its [`limit_key`]).
@@ -180,41 +246,14 @@ impl AddressLimiter {
     /// # Errors
     /// `rate_limited` with the whole seconds to wait, when `addr` is over its rate.
     pub fn check(&self, addr: IpAddr) -> Result<(), LobbyError> {
-        if self.per_min == 0 {
-            return Ok(());
-        }
-        let addr = limit_key(addr);
-        let mut buckets = self.buckets.lock().expect("rate limiter lock");
-        if buckets.len() > PRUNE_ABOVE {
-            buckets.retain(|_, b| !b.is_full());
-        }
-        let rate = f64::from(self.per_min) / 60.0;
-        let burst = f64::from(self.burst);
-        buckets
-            .entry(addr)
-            .or_insert_with(|| Bucket::new(rate, burst))
-            .take()
-            .map_err(|wait| LobbyError::RateLimited {
-                retry_after_secs: wait.as_secs() + u64::from(wait.subsec_nanos() > 0),
-            })
+        self.0.check(limit_key(addr))
     }
 
     /// Refuses `addr` for `wait` from now: its bucket is emptied so that its next
     /// call is allowed only then (a connection it flooded was closed with 4008).
     /// Nothing when the limit is off.
     pub fn cool_down(&self, addr: IpAddr, wait: Duration) {
-        if self.per_min == 0 || wait.is_zero() {
-            return;
-        }
-        let addr = limit_key(addr);
-        let rate = f64::from(self.per_min) / 60.0;
-        let burst = f64::from(self.burst);
-        self.buckets
-            .lock()
-            .expect("rate limiter lock")
-            .entry(addr)
-            .or_insert_with(|| Bucket::new(rate, burst))
-            .empty_for(wait);
+        self.0.cool_down(limit_key(addr), wait);
     }
 }
 

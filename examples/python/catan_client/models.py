@@ -63,6 +63,7 @@ __all__ = [
     "BoardGeometry",
     "BotKind",
     "BuildingView",
+    "ClaimRequest",
     "ClientMessage",
     "ClientMessageAction",
     "ClientMessageChat",
@@ -119,6 +120,7 @@ __all__ = [
     "GameStatus",
     "GameSummary",
     "GameView",
+    "GuestRequest",
     "Harbor",
     "History",
     "HistoryActions",
@@ -139,12 +141,14 @@ __all__ = [
     "PhasePreRoll",
     "PhaseRoadBuilding",
     "PhaseSetup",
+    "PlayerInfo",
     "PlayerResult",
     "PlayerView",
     "PointsBySource",
     "Position",
     "PrivateView",
     "RematchResponse",
+    "RenameRequest",
     "Replay",
     "ReplayStep",
     "Resource",
@@ -176,6 +180,10 @@ __all__ = [
     "ServerMessageSnapshot",
     "ServerMessageStandIn",
     "ServerStats",
+    "SessionInfo",
+    "SessionList",
+    "SignInRequest",
+    "SignedIn",
     "Snapshot",
     "StoreHealth",
     "TakeSeatRequest",
@@ -1749,6 +1757,17 @@ class BoardGeometry(TypedDict):
     """The 54 intersections, in id order."""
 
 
+class ClaimRequest(TypedDict):
+    """
+    `POST /api/me/claim` body: the name the account takes (unique among accounts,
+    case and look-alike forms aside) and its password.
+    """
+    name: str
+    """The account's display name (the rules of `text::clean_account_name`)."""
+    password: str
+    """8 to 128 characters."""
+
+
 class ClientMessageAction(TypedDict):
     """Apply a game action from the client's seat."""
     action: ActionInput
@@ -1939,6 +1958,15 @@ class GameList(TypedDict):
     """Games per page."""
 
 
+class GuestRequest(TypedDict):
+    """`POST /api/guests` body."""
+    name: str
+    """
+    Display name, 1 to `MAX_NAME_CHARS` characters (the rules of
+    `text::clean_name`).
+    """
+
+
 class History(TypedDict):
     """
     The answer to `history` (protocol.md 5.2.12): the visible past of the room, current
@@ -1969,6 +1997,18 @@ class KickRequest(TypedDict):
     """
 
 
+class PlayerInfo(TypedDict):
+    """A player as they see themselves (`GET /api/me`)."""
+    account: bool
+    """Whether the player claimed an account (a guest otherwise)."""
+    created_at: int
+    """When the player was created (Unix milliseconds)."""
+    id: str
+    """The player's id."""
+    name: str
+    """Display name."""
+
+
 class RematchResponse(TypedDict):
     """`POST /api/rooms/{id}/rematch` answer: the new room for the game after this one."""
     host_token: str | None
@@ -1980,6 +2020,12 @@ class RematchResponse(TypedDict):
     """The new room, its bots seated."""
     room_id: str
     """The new room's id."""
+
+
+class RenameRequest(TypedDict):
+    """`PUT /api/me/name` body."""
+    name: str
+    """The new display name."""
 
 
 class ReplayStep(TypedDict):
@@ -2068,6 +2114,47 @@ class ServerStats(TypedDict):
     """Whether the game store answers now."""
     uptime_secs: int
     """Seconds since the server started."""
+
+
+class SessionInfo(TypedDict):
+    """A session of the player (`GET /api/sessions`)."""
+    created_at: int
+    """When it was opened (Unix milliseconds)."""
+    current: bool
+    """Whether it is the session of the call that lists them."""
+    expires_at: int
+    """When it ends (Unix milliseconds)."""
+    id: str
+    """The session's id (to revoke it; not its token)."""
+    label: str
+    """What it was opened from (the client's `User-Agent`, shortened)."""
+
+
+class SessionList(TypedDict):
+    """`GET /api/sessions` answer, newest first."""
+    sessions: list[SessionInfo]
+    """The player's unexpired sessions."""
+
+
+class SignInRequest(TypedDict):
+    """`POST /api/sessions` body: signing in to an account."""
+    name: str
+    """The account's name (any case or look-alike form of it)."""
+    password: str
+    """Its password."""
+
+
+class SignedIn(TypedDict):
+    """
+    The answer to creating a guest or signing in: the player, the new session, and
+    its token, given this once (a browser also gets it as an HttpOnly cookie).
+    """
+    player: PlayerInfo
+    """Who is signed in."""
+    session: SessionInfo
+    """The session opened."""
+    token: str
+    """The session's bearer token (`Authorization: Bearer ...`)."""
 
 
 class Snapshot(TypedDict):

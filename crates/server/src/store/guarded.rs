@@ -16,7 +16,8 @@ use tracing::debug;
 use uuid::Uuid;
 
 use super::{
-    ActionRecord, Finish, GameQuery, GameRecord, LobbyRecord, NewGame, Store, StoreError, retry,
+    ActionRecord, Claim, Finish, GameQuery, GameRecord, LobbyRecord, NewGame, PlayerRow,
+    SessionRow, Store, StoreError, retry,
 };
 use crate::metrics::Metrics;
 
@@ -186,5 +187,80 @@ impl Store for Guarded {
     async fn lobbies(&self) -> Result<Vec<LobbyRecord>, StoreError> {
         let limit = self.limit * STARTUP_FACTOR;
         self.read("lobbies", limit, self.inner.lobbies()).await
+    }
+    async fn create_player(&self, player: &PlayerRow) -> Result<(), StoreError> {
+        self.write("create_player", None, || self.inner.create_player(player))
+            .await
+    }
+    async fn create_session(
+        &self,
+        session: &SessionRow,
+        token_hash: &str,
+    ) -> Result<(), StoreError> {
+        self.write("create_session", None, || {
+            self.inner.create_session(session, token_hash)
+        })
+        .await
+    }
+    async fn session(
+        &self,
+        token_hash: &str,
+        now: u64,
+    ) -> Result<Option<(SessionRow, PlayerRow)>, StoreError> {
+        self.read("session", self.limit, self.inner.session(token_hash, now))
+            .await
+    }
+    async fn player(&self, id: Uuid) -> Result<Option<PlayerRow>, StoreError> {
+        self.read("player", self.limit, self.inner.player(id)).await
+    }
+    async fn account(&self, name_key: &str) -> Result<Option<PlayerRow>, StoreError> {
+        self.read("account", self.limit, self.inner.account(name_key))
+            .await
+    }
+    async fn claim(
+        &self,
+        id: Uuid,
+        name: &str,
+        name_key: &str,
+        password_hash: &str,
+        at: u64,
+    ) -> Result<Claim, StoreError> {
+        self.write("claim", None, || {
+            self.inner.claim(id, name, name_key, password_hash, at)
+        })
+        .await
+    }
+    async fn rename_player(
+        &self,
+        id: Uuid,
+        name: &str,
+        name_key: Option<&str>,
+    ) -> Result<(), StoreError> {
+        self.write("rename_player", None, || {
+            self.inner.rename_player(id, name, name_key)
+        })
+        .await
+    }
+    async fn sessions(&self, player: Uuid, now: u64) -> Result<Vec<SessionRow>, StoreError> {
+        self.read("sessions", self.limit, self.inner.sessions(player, now))
+            .await
+    }
+    async fn end_session(&self, player: Uuid, session: Uuid) -> Result<bool, StoreError> {
+        self.write("end_session", Some(retry::brief()), || {
+            self.inner.end_session(player, session)
+        })
+        .await
+    }
+    async fn end_sessions(&self, player: Uuid) -> Result<u64, StoreError> {
+        self.write("end_sessions", Some(retry::brief()), || {
+            self.inner.end_sessions(player)
+        })
+        .await
+    }
+    async fn delete_player(&self, id: Uuid, at: u64) -> Result<(), StoreError> {
+        self.write("delete_player", Some(retry::brief()), || {
+            self.inner.delete_player(id, at)
+        })
+        .await
     }
 }

@@ -9,6 +9,7 @@ mod guarded;
 mod leases;
 mod lobbies;
 mod options;
+mod players;
 pub mod retry;
 mod single;
 mod sql;
@@ -25,6 +26,7 @@ pub use guarded::Guarded;
 pub use leases::Leases;
 
 pub use options::StoredOptions;
+pub use players::DELETED_NAME;
 pub use retry::connect_at_start;
 pub use single::{LockError, SqliteLock, lock as lock_sqlite};
 pub use sql::SqlStore;
@@ -322,6 +324,63 @@ pub struct GameQuery {
     pub limit: u64,
 }
 
+/// A player as stored (a row of `players`): a guest, or an account once its name is
+/// claimed with a password.
+#[derive(Clone, PartialEq, Eq)]
+pub struct PlayerRow {
+    /// The player's id (public: it names the player in the API).
+    pub id: Uuid,
+    /// Display name.
+    pub name: String,
+    /// The Argon2id PHC string of an account's password; `None` for a guest.
+    pub password_hash: Option<String>,
+    /// When the player was created (Unix milliseconds).
+    pub created_at: u64,
+    /// Whether the player deleted itself (its name is then [`DELETED_NAME`]).
+    pub deleted: bool,
+}
+
+impl std::fmt::Debug for PlayerRow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The password's hash stays out of logs.
+        f.debug_struct("PlayerRow")
+            .field("id", &self.id)
+            .field("account", &self.password_hash.is_some())
+            .field("deleted", &self.deleted)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A session as stored (a row of `sessions`), without its token's digest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRow {
+    /// The session's public id (to list and revoke it; not its token).
+    pub id: Uuid,
+    /// Whose session it is.
+    pub player_id: Uuid,
+    /// What it was opened from (the client's `User-Agent`, shortened), to tell
+    /// sessions apart in a list.
+    pub label: String,
+    /// When it was opened (Unix milliseconds).
+    pub created_at: u64,
+    /// When it ends (Unix milliseconds).
+    pub expires_at: u64,
+}
+
+/// What claiming an account did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Claim {
+    /// The guest is an account now.
+    Claimed,
+    /// The player was already an account (or is deleted): nothing changed.
+    AlreadyClaimed,
+}
+
+/// The refusal of a store that keeps no players (the test doubles).
+fn keeps_no_players() -> StoreError {
+    StoreError::Unavailable("this store keeps no players".into())
+}
+
 /// The storage interface every room and endpoint goes through.
 #[async_trait]
 pub trait Store: Send + Sync + 'static {
@@ -368,6 +427,87 @@ pub trait Store: Send + Sync + 'static {
     /// The rooms still gathering players, for restoring them after a restart.
     async fn lobbies(&self) -> Result<Vec<LobbyRecord>, StoreError> {
         Ok(Vec::new())
+    }
+    /// Records a new player (a guest). The default keeps none (as the other player
+    /// calls): such a store answers every player call `Unavailable`.
+    async fn create_player(&self, player: &PlayerRow) -> Result<(), StoreError> {
+        let _ = player;
+        Err(keeps_no_players())
+    }
+    /// Records a session of `session.player_id` whose token has digest `token_hash`.
+    async fn create_session(
+        &self,
+        session: &SessionRow,
+        token_hash: &str,
+    ) -> Result<(), StoreError> {
+        let _ = (session, token_hash);
+        Err(keeps_no_players())
+    }
+    /// The unexpired session whose token has digest `token_hash`, with its player
+    /// (not deleted), if any.
+    async fn session(
+        &self,
+        token_hash: &str,
+        now: u64,
+    ) -> Result<Option<(SessionRow, PlayerRow)>, StoreError> {
+        let _ = (token_hash, now);
+        Err(keeps_no_players())
+    }
+    /// The player with this id, if any (deleted ones too).
+    async fn player(&self, id: Uuid) -> Result<Option<PlayerRow>, StoreError> {
+        let _ = id;
+        Err(keeps_no_players())
+    }
+    /// The account whose name has key `name_key`, if any.
+    async fn account(&self, name_key: &str) -> Result<Option<PlayerRow>, StoreError> {
+        let _ = name_key;
+        Err(keeps_no_players())
+    }
+    /// Makes guest `id` an account named `name` (key `name_key`, unique among
+    /// accounts: [`StoreError::Conflict`] when taken).
+    async fn claim(
+        &self,
+        id: Uuid,
+        name: &str,
+        name_key: &str,
+        password_hash: &str,
+        at: u64,
+    ) -> Result<Claim, StoreError> {
+        let _ = (id, name, name_key, password_hash, at);
+        Err(keeps_no_players())
+    }
+    /// Renames player `id`; an account's key becomes `name_key`
+    /// ([`StoreError::Conflict`] when another account has it).
+    async fn rename_player(
+        &self,
+        id: Uuid,
+        name: &str,
+        name_key: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let _ = (id, name, name_key);
+        Err(keeps_no_players())
+    }
+    /// The unexpired sessions of `player`, newest first.
+    async fn sessions(&self, player: Uuid, now: u64) -> Result<Vec<SessionRow>, StoreError> {
+        let _ = (player, now);
+        Err(keeps_no_players())
+    }
+    /// Ends session `session` of `player`: whether there was one.
+    async fn end_session(&self, player: Uuid, session: Uuid) -> Result<bool, StoreError> {
+        let _ = (player, session);
+        Err(keeps_no_players())
+    }
+    /// Ends every session of `player`: how many there were.
+    async fn end_sessions(&self, player: Uuid) -> Result<u64, StoreError> {
+        let _ = player;
+        Err(keeps_no_players())
+    }
+    /// Deletes player `id`: its sessions end, its name becomes [`DELETED_NAME`] on
+    /// its row and on every stored seat it had, its name is free again; the games
+    /// stay.
+    async fn delete_player(&self, id: Uuid, at: u64) -> Result<(), StoreError> {
+        let _ = (id, at);
+        Err(keeps_no_players())
     }
 }
 

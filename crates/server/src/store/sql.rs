@@ -14,8 +14,8 @@ use uuid::Uuid;
 
 use super::group_commit::to_i64;
 use super::{
-    ActionRecord, Fence, Finish, GameQuery, GameRecord, GameStatus, LobbyRecord, NewGame,
-    PlayerRecord, Store, StoreError, StoredOptions,
+    ActionRecord, Claim, Fence, Finish, GameQuery, GameRecord, GameStatus, LobbyRecord, NewGame,
+    PlayerRecord, PlayerRow, SessionRow, Store, StoreError, StoredOptions,
 };
 
 /// A store backed by a connection pool.
@@ -539,5 +539,59 @@ impl Store for SqlStore {
 
     async fn lobbies(&self) -> Result<Vec<LobbyRecord>, StoreError> {
         self.all_lobbies().await
+    }
+    async fn create_player(&self, player: &PlayerRow) -> Result<(), StoreError> {
+        self.insert_player(player).await
+    }
+    async fn create_session(
+        &self,
+        session: &SessionRow,
+        token_hash: &str,
+    ) -> Result<(), StoreError> {
+        self.insert_session(session, token_hash).await
+    }
+    async fn session(
+        &self,
+        token_hash: &str,
+        now: u64,
+    ) -> Result<Option<(SessionRow, PlayerRow)>, StoreError> {
+        self.select_session(token_hash, now).await
+    }
+    async fn player(&self, id: Uuid) -> Result<Option<PlayerRow>, StoreError> {
+        self.select_player(id).await
+    }
+    async fn account(&self, name_key: &str) -> Result<Option<PlayerRow>, StoreError> {
+        self.select_account(name_key).await
+    }
+    async fn claim(
+        &self,
+        id: Uuid,
+        name: &str,
+        name_key: &str,
+        password_hash: &str,
+        at: u64,
+    ) -> Result<Claim, StoreError> {
+        self.update_claim(id, name, name_key, password_hash, at)
+            .await
+    }
+    async fn rename_player(
+        &self,
+        id: Uuid,
+        name: &str,
+        name_key: Option<&str>,
+    ) -> Result<(), StoreError> {
+        self.update_name(id, name, name_key).await
+    }
+    async fn sessions(&self, player: Uuid, now: u64) -> Result<Vec<SessionRow>, StoreError> {
+        self.select_sessions(player, now).await
+    }
+    async fn end_session(&self, player: Uuid, session: Uuid) -> Result<bool, StoreError> {
+        self.delete_session(player, session).await
+    }
+    async fn end_sessions(&self, player: Uuid) -> Result<u64, StoreError> {
+        self.delete_sessions(player).await
+    }
+    async fn delete_player(&self, id: Uuid, at: u64) -> Result<(), StoreError> {
+        self.erase_player(id, at).await
     }
 }

@@ -1,0 +1,380 @@
+//! Players who last beyond one room (docs/protocol/25-players.md): a guest made
+//! without a form, an account when the guest claims its name with a password,
+//! sessions (a browser's HttpOnly cookie or an app's bearer token, kept only as
+//! digests) that can be listed and revoked.
+//!
+//! # Layout
+//!
+//! - `mod.rs`: [`Players`], the service the handlers call (passwords, sessions,
+//!   sign-in limits), and [`PlayersConfig`].
+//! - [`api`]: the HTTP handlers and the [`api::Me`] extractor.
+//! - [`password`]: Argon2id hashing and verification off the async threads.
+
+pub mod api;
+pub mod password;
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use catan_protocol::{LobbyError, PlayerInfo, SessionInfo, text};
+use uuid::Uuid;
+
+use crate::limits::{AddressLimiter, KeyedLimiter};
+use crate::store::{Claim, PlayerRow, SessionRow, Store, StoreError};
+use crate::token::TokenHash;
+
+/// The name of the session cookie.
+pub const COOKIE: &str = "catan_session";
+
+/// Fewest and most characters of a password.
+pub const PASSWORD_CHARS: std::ops::RangeInclusive<usize> = 8..=128;
+
+/// How players and their sessions are kept (flags and variables of the server).
+#[derive(Clone, Debug, clap::Args)]
+pub struct PlayersConfig {
+    /// Days a session lasts (a browser's cookie or an app's bearer token) before
+    /// its player must sign in again (a guest, whose session is its only key,
+    /// should claim an account before then).
+    #[arg(long, env = "CATAN_SESSION_DAYS", default_value_t = 180)]
+    pub session_days: u64,
+
+    /// Sign-in attempts a client address may make per minute on average; beyond it
+    /// they are refused with `429` `rate_limited`. 0 turns the limit off.
+    #[arg(long, env = "CATAN_SIGN_IN_RATE_PER_MIN", default_value_t = 5)]
+    pub sign_in_rate_per_min: u32,
+
+    /// Sign-in attempts a client address may make at once (the bucket's size).
+    #[arg(long, env = "CATAN_SIGN_IN_BURST", default_value_t = 10)]
+    pub sign_in_burst: u32,
+
+    /// Sign-in attempts per hour on average for one account name, from all
+    /// addresses together (bursts of `--sign-in-burst`); beyond it they are refused
+    /// with `429` `rate_limited`, whether the name exists or not. 0 turns it off.
+    #[arg(long, env = "CATAN_SIGN_IN_PER_ACCOUNT_PER_HOUR", default_value_t = 30)]
+    pub sign_in_per_account_per_hour: u32,
+}
+
+impl PlayersConfig {
+    /// How long a session lasts.
+    #[must_use]
+    pub fn session_length(&self) -> Duration {
+        Duration::from_secs(self.session_days.saturating_mul(86_400))
+    }
+}
+
+/// Why a player call failed: an answer for the client, or the store.
+fn stored(e: StoreError) -> LobbyError {
+    match e {
+        StoreError::Conflict(_) => LobbyError::NameTaken,
+        other => {
+            tracing::warn!(error = %other, "player store call failed");
+            LobbyError::StoreUnavailable
+        }
+    }
+}
+
+/// A fresh session token: `cs_` and 256 random bits as 64 hex digits (told apart
+/// from seat and host tokens by its prefix).
+fn new_session_token() -> String {
+    let bits: [u8; 32] = rand::random();
+    let hex: String = bits.iter().map(|b| format!("{b:02x}")).collect();
+    format!("cs_{hex}")
+}
+
+/// The current time in Unix milliseconds.
+fn now_ms() -> u64 {
+    u64::try_from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis(),
+    )
+    .unwrap_or(u64::MAX)
+}
+
+/// A player as they see themselves.
+#[must_use]
+pub fn info(p: &PlayerRow) -> PlayerInfo {
+    PlayerInfo {
+        id: p.id,
+        name: p.name.clone(),
+        account: p.password_hash.is_some(),
+        created_at: p.created_at,
+    }
+}
+
+fn session_info(s: &SessionRow, current: Option<Uuid>) -> SessionInfo {
+    SessionInfo {
+        id: s.id,
+        label: s.label.clone(),
+        created_at: s.created_at,
+        expires_at: s.expires_at,
+        current: current == Some(s.id),
+    }
+}
+
+/// A signed-in player: the session of the call and its player.
+#[derive(Debug, Clone)]
+pub struct Session {
+    /// The session.
+    pub session: SessionRow,
+    /// Its player.
+    pub player: PlayerRow,
+}
+
+/// The players service.
+pub struct Players {
+    store: Arc<dyn Store>,
+    config: PlayersConfig,
+    by_address: AddressLimiter,
+    by_name: KeyedLimiter<String>,
+    /// A hash verified against when no account has the name given, so that a
+    /// wrong name costs what a wrong password does (made at the first sign-in).
+    dummy: tokio::sync::OnceCell<String>,
+}
+
+impl std::fmt::Debug for Players {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Players")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Players {
+    /// The service over `store`.
+    #[must_use]
+    pub fn new(store: Arc<dyn Store>, config: PlayersConfig) -> Players {
+        Players {
+            by_address: AddressLimiter::new(config.sign_in_rate_per_min, config.sign_in_burst),
+            by_name: KeyedLimiter::per_hour(
+                config.sign_in_per_account_per_hour,
+                config.sign_in_burst,
+            ),
+            dummy: tokio::sync::OnceCell::new(),
+            store,
+            config,
+        }
+    }
+
+    /// How long a session lasts.
+    #[must_use]
+    pub fn session_length(&self) -> Duration {
+        self.config.session_length()
+    }
+
+    /// Opens a session for `player`; returns it with its token.
+    async fn open(
+        &self,
+        player: &PlayerRow,
+        label: &str,
+    ) -> Result<(SessionRow, String), LobbyError> {
+        let token = new_session_token();
+        let now = now_ms();
+        let length = u64::try_from(self.session_length().as_millis()).unwrap_or(u64::MAX);
+        let session = SessionRow {
+            id: Uuid::new_v4(),
+            player_id: player.id,
+            label: label.to_owned(),
+            created_at: now,
+            expires_at: now.saturating_add(length),
+        };
+        self.store
+            .create_session(&session, TokenHash::of(&token).as_str())
+            .await
+            .map_err(stored)?;
+        Ok((session, token))
+    }
+
+    /// Creates a guest named `name` and its first session.
+    ///
+    /// # Errors
+    /// `invalid_name`, `store_unavailable`.
+    pub async fn create_guest(
+        &self,
+        name: &str,
+        label: &str,
+    ) -> Result<(PlayerRow, SessionRow, String), LobbyError> {
+        let name = text::clean_name(name).map_err(|_| LobbyError::InvalidName)?;
+        let player = PlayerRow {
+            id: Uuid::new_v4(),
+            name,
+            password_hash: None,
+            created_at: now_ms(),
+            deleted: false,
+        };
+        self.store.create_player(&player).await.map_err(stored)?;
+        let (session, token) = self.open(&player, label).await?;
+        Ok((player, session, token))
+    }
+
+    /// The session whose token is `token`, with its player.
+    ///
+    /// # Errors
+    /// `not_signed_in` when no unexpired session has it, `store_unavailable`.
+    pub async fn session(&self, token: &str) -> Result<Session, LobbyError> {
+        match self
+            .store
+            .session(TokenHash::of(token).as_str(), now_ms())
+            .await
+            .map_err(stored)?
+        {
+            Some((session, player)) => Ok(Session { session, player }),
+            None => Err(LobbyError::NotSignedIn),
+        }
+    }
+
+    /// Makes the guest of `me` an account named `name` with `password`.
+    ///
+    /// # Errors
+    /// `already_claimed`, `invalid_name`, `invalid_password`, `name_taken`,
+    /// `store_unavailable`.
+    pub async fn claim(
+        &self,
+        me: &Session,
+        name: &str,
+        password: &str,
+    ) -> Result<PlayerRow, LobbyError> {
+        if me.player.password_hash.is_some() {
+            return Err(LobbyError::AlreadyClaimed);
+        }
+        let name = text::clean_account_name(name).map_err(|_| LobbyError::InvalidName)?;
+        if !PASSWORD_CHARS.contains(&password.chars().count()) {
+            return Err(LobbyError::InvalidPassword);
+        }
+        let hash = password::hash(password.to_owned()).await?;
+        let key = text::name_key(&name);
+        match self
+            .store
+            .claim(me.player.id, &name, &key, &hash, now_ms())
+            .await
+            .map_err(stored)?
+        {
+            Claim::Claimed => Ok(PlayerRow {
+                name,
+                password_hash: Some(hash),
+                ..me.player.clone()
+            }),
+            Claim::AlreadyClaimed => Err(LobbyError::AlreadyClaimed),
+        }
+    }
+
+    /// Renames the player of `me`.
+    ///
+    /// # Errors
+    /// `invalid_name`, `name_taken` (an account's new name), `store_unavailable`.
+    pub async fn rename(&self, me: &Session, name: &str) -> Result<PlayerRow, LobbyError> {
+        let account = me.player.password_hash.is_some();
+        let name = if account {
+            text::clean_account_name(name)
+        } else {
+            text::clean_name(name)
+        }
+        .map_err(|_| LobbyError::InvalidName)?;
+        let key = account.then(|| text::name_key(&name));
+        self.store
+            .rename_player(me.player.id, &name, key.as_deref())
+            .await
+            .map_err(stored)?;
+        Ok(PlayerRow {
+            name,
+            ..me.player.clone()
+        })
+    }
+
+    /// Signs in to the account named `name` from `addr`: counted per address and
+    /// per name (whether an account has it or not); a wrong name and a wrong
+    /// password take the same work and get the same answer.
+    ///
+    /// # Errors
+    /// `rate_limited`, `invalid_credentials`, `store_unavailable`.
+    pub async fn sign_in(
+        &self,
+        addr: IpAddr,
+        name: &str,
+        password: &str,
+        label: &str,
+    ) -> Result<(PlayerRow, SessionRow, String), LobbyError> {
+        self.by_address.check(addr)?;
+        let key = text::name_key(name);
+        self.by_name.check(key.clone())?;
+        let account = self.store.account(&key).await.map_err(stored)?;
+        let stored_hash = match account.as_ref().and_then(|a| a.password_hash.clone()) {
+            Some(hash) => hash,
+            None => self
+                .dummy
+                .get_or_try_init(|| password::hash(new_session_token()))
+                .await?
+                .clone(),
+        };
+        let right = password::verify(password.to_owned(), stored_hash).await?;
+        let Some(player) = account.filter(|a| right && a.password_hash.is_some()) else {
+            return Err(LobbyError::InvalidCredentials);
+        };
+        let (session, token) = self.open(&player, label).await?;
+        Ok((player, session, token))
+    }
+
+    /// The unexpired sessions of `me`'s player, newest first, `me`'s marked.
+    ///
+    /// # Errors
+    /// `store_unavailable`.
+    pub async fn sessions(&self, me: &Session) -> Result<Vec<SessionInfo>, LobbyError> {
+        let list = self
+            .store
+            .sessions(me.player.id, now_ms())
+            .await
+            .map_err(stored)?;
+        Ok(list
+            .iter()
+            .map(|s| session_info(s, Some(me.session.id)))
+            .collect())
+    }
+
+    /// Ends session `id` of `me`'s player.
+    ///
+    /// # Errors
+    /// `session_not_found`, `store_unavailable`.
+    pub async fn end_session(&self, me: &Session, id: Uuid) -> Result<(), LobbyError> {
+        if self
+            .store
+            .end_session(me.player.id, id)
+            .await
+            .map_err(stored)?
+        {
+            Ok(())
+        } else {
+            Err(LobbyError::SessionNotFound)
+        }
+    }
+
+    /// Ends every session of `me`'s player (signing out everywhere).
+    ///
+    /// # Errors
+    /// `store_unavailable`.
+    pub async fn end_sessions(&self, me: &Session) -> Result<(), LobbyError> {
+        self.store
+            .end_sessions(me.player.id)
+            .await
+            .map_err(stored)?;
+        Ok(())
+    }
+
+    /// Deletes `me`'s player: sessions ended, name replaced in every stored game.
+    ///
+    /// # Errors
+    /// `store_unavailable`.
+    pub async fn delete(&self, me: &Session) -> Result<(), LobbyError> {
+        self.store
+            .delete_player(me.player.id, now_ms())
+            .await
+            .map_err(stored)
+    }
+}
+
+/// The session as the API shows it.
+#[must_use]
+pub fn shown(session: &SessionRow) -> SessionInfo {
+    session_info(session, Some(session.id))
+}
