@@ -202,6 +202,7 @@ async fn a_write_under_an_epoch_that_is_no_longer_the_leases_is_refused_and_stor
             token_hash: String::new(),
             final_vp: None,
             vp_cards: None,
+            player_id: None,
         })
         .collect();
     let game = NewGame {

@@ -71,6 +71,7 @@ fn new_game() -> NewGame {
                 token_hash: sha256_hex(&seat_token(s)),
                 final_vp: None,
                 vp_cards: None,
+                player_id: None,
             })
             .collect(),
     }

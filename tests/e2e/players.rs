@@ -478,3 +478,82 @@ async fn no_token_or_password_reaches_the_log() {
     }
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_taken_signed_in_is_linked_to_the_player_and_a_deleted_player_is_renamed_in_the_game()
+ {
+    let (url, _dir) = fresh_sqlite_url();
+    let server = TestServer::start_with(|c| c.store.database_url = url.clone().into()).await;
+    let ann = guest(&server, "Ann").await;
+    let room = server.create_room(json!({"players": 3})).await;
+    // Signed in by the session's bearer token; the seat token works as always.
+    let (s, seat, _) = call(
+        &server,
+        reqwest::Method::POST,
+        &format!("/api/rooms/{}/seats", room.room_id),
+        Some(&ann.token),
+        Some(json!({"name": "Ann at the table"})),
+    )
+    .await;
+    assert_eq!(s, 201, "{seat}");
+    // A seat taken with a stale session cookie is taken unlinked, not refused.
+    let r = server
+        .http
+        .post(server.url(&format!("/api/rooms/{}/seats", room.room_id)))
+        .header("cookie", "catan_session=cs_stale")
+        .json(&json!({"name": "Bob"}))
+        .send()
+        .await
+        .expect("http");
+    assert_eq!(r.status(), 201);
+    server.add_bot(room.room_id, &room.host_token).await;
+    server.start_game(room.room_id, &room.host_token).await;
+    let store = catan_server::store::SqlStore::connect(&url)
+        .await
+        .expect("store");
+    use catan_server::store::Store as _;
+    let stored = store.game(room.room_id).await.expect("game");
+    let linked: Vec<_> = stored
+        .players
+        .iter()
+        .map(|p| (p.name.as_str(), p.player_id))
+        .collect();
+    assert!(
+        linked.contains(&("Ann at the table", Some(ann.player.id))),
+        "{linked:?}"
+    );
+    assert!(linked.contains(&("Bob", None)), "{linked:?}");
+    assert!(
+        linked.iter().filter(|(_, p)| p.is_some()).count() == 1,
+        "{linked:?}"
+    );
+
+    let (s, _, _) = call(
+        &server,
+        reqwest::Method::DELETE,
+        "/api/me",
+        Some(&ann.token),
+        None,
+    )
+    .await;
+    assert_eq!(s, 204);
+    let (s, game, _) = call(
+        &server,
+        reqwest::Method::GET,
+        &format!("/api/games/{}", room.room_id),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(s, 200, "{game}");
+    let names: Vec<&str> = game["players"]
+        .as_array()
+        .expect("players")
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert!(names.contains(&"deleted player"), "{names:?}");
+    assert!(!names.contains(&"Ann at the table"), "{names:?}");
+    assert!(names.contains(&"Bob"), "{names:?}");
+    server.stop().await;
+}

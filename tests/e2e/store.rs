@@ -55,6 +55,7 @@ fn new_game(names: [&str; 3], started_at: u64) -> NewGame {
                 token_hash: sha256_hex(n),
                 final_vp: None,
                 vp_cards: None,
+                player_id: None,
             })
             .collect(),
     }

@@ -12,6 +12,7 @@ use tracing::{Instrument, info_span};
 use crate::AppState;
 use crate::error::{ApiBytes, ApiError, ApiQuery, LobbyError};
 use crate::extract::{ApiJson, ClientIp, Costly, HostToken, Open, PathRoom, SeatToken};
+use crate::players::api::MaybePlayer;
 use crate::token;
 use crate::ws::{self, ConnLimits};
 use catan_protocol::{
@@ -91,9 +92,10 @@ pub async fn take_seat(
     _: Open,
     _: Costly,
     PathRoom(room): PathRoom,
+    MaybePlayer(player): MaybePlayer,
     ApiJson(req): ApiJson<TakeSeatRequest>,
 ) -> Result<Response, ApiError> {
-    let resp = room.take_seat(req.name, req.seat).await?;
+    let resp = room.take_seat(req.name, req.seat, player).await?;
     Ok((StatusCode::CREATED, Json(resp)).into_response())
 }
 

@@ -49,6 +49,30 @@ impl FromRequestParts<AppState> for Me {
     }
 }
 
+/// The signed-in player of a call that works without one too (taking a seat):
+/// the player of a live session, else `None` (no token, or one that names no live
+/// session, such as a stale cookie: the call goes on unlinked).
+#[derive(Debug, Clone, Copy)]
+pub struct MaybePlayer(pub Option<Uuid>);
+
+impl FromRequestParts<AppState> for MaybePlayer {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<MaybePlayer, ApiError> {
+        let Some(token) = session_token(&parts.headers) else {
+            return Ok(MaybePlayer(None));
+        };
+        match state.players.session(&token).await {
+            Ok(me) => Ok(MaybePlayer(Some(me.player.id))),
+            Err(LobbyError::NotSignedIn) => Ok(MaybePlayer(None)),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
 /// What a session is labelled with: the client's `User-Agent`, without control
 /// characters, at most 80 characters.
 fn label(headers: &HeaderMap) -> String {

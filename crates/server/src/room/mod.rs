@@ -175,6 +175,8 @@ pub(crate) enum Command {
     TakeSeat {
         name: String,
         seat: Option<Seat>,
+        /// The signed-in player taking it, if any.
+        player: Option<Uuid>,
         reply: oneshot::Sender<Result<TakeSeatResponse, LobbyError>>,
     },
     /// A seat is given up before the start (by its token or the host's).
@@ -352,9 +354,15 @@ impl RoomHandle {
         &self,
         name: String,
         seat: Option<Seat>,
+        player: Option<Uuid>,
     ) -> Result<TakeSeatResponse, LobbyError> {
-        self.ask(|reply| Command::TakeSeat { name, seat, reply })
-            .await?
+        self.ask(|reply| Command::TakeSeat {
+            name,
+            seat,
+            player,
+            reply,
+        })
+        .await?
     }
 
     /// Leaves a seat before the start.

@@ -213,8 +213,13 @@ impl RoomTask {
             Command::Info(_) | Command::AdminSummary(_) | Command::AdminDetail { .. } => {
                 unreachable!("reads are answered above")
             }
-            Command::TakeSeat { name, seat, reply } => {
-                let taken = self.room.take_seat(&name, seat, None);
+            Command::TakeSeat {
+                name,
+                seat,
+                player,
+                reply,
+            } => {
+                let taken = self.room.take_seat_as(&name, seat, None, player);
                 if taken.is_ok() {
                     self.keep_lobby().await;
                 }

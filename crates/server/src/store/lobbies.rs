@@ -19,6 +19,10 @@ struct StoredSeat {
     name: String,
     bot: Option<String>,
     token_hash: String,
+    /// The signed-in player who took the seat (rows written before players
+    /// existed have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    player_id: Option<Uuid>,
 }
 
 fn corrupt(e: impl std::fmt::Display) -> StoreError {
@@ -36,6 +40,7 @@ impl SqlStore {
                 name: p.name.clone(),
                 bot: p.bot.map(|b| b.name().to_owned()),
                 token_hash: p.token_hash.clone(),
+                player_id: p.player_id,
             })
             .collect();
         sqlx::query(
@@ -92,6 +97,7 @@ impl SqlStore {
                             token_hash: s.token_hash,
                             final_vp: None,
                             vp_cards: None,
+                            player_id: s.player_id,
                         })
                     })
                     .collect::<Result<Vec<_>, StoreError>>()?;

@@ -164,6 +164,10 @@ pub struct PlayerRecord {
     pub final_vp: Option<u8>,
     /// Victory Point cards revealed at the end.
     pub vp_cards: Option<u8>,
+    /// The player (protocol section 25) whose seat it was, when a signed-in person
+    /// took it; `None` for bots, for seats taken without a session, and in games
+    /// stored before players existed.
+    pub player_id: Option<Uuid>,
 }
 
 impl PlayerRecord {

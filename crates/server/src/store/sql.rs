@@ -203,6 +203,10 @@ fn player(r: &AnyRow) -> Result<PlayerRecord, StoreError> {
         vp_cards: r
             .try_get::<Option<i64>, _>("vp_cards")?
             .map(|v| u8::try_from(v).unwrap_or(0)),
+        player_id: r
+            .try_get::<Option<String>, _>("player_id")?
+            .map(|id| Uuid::parse_str(&id).map_err(corrupt))
+            .transpose()?,
     })
 }
 
@@ -283,7 +287,7 @@ const GAME_COLUMNS: &str = "id, options, seed, seed_salt, seed_commitment, host_
 /// each game's seats follow in order.
 fn games_with_players(games: &str, order: &str) -> String {
     format!(
-        "SELECT g.*, p.seat, p.name, p.bot, p.token_hash, p.final_vp, p.vp_cards \
+        "SELECT g.*, p.seat, p.name, p.bot, p.token_hash, p.final_vp, p.vp_cards, p.player_id \
          FROM ({games}) g JOIN game_players p ON p.game_id = g.id ORDER BY {order}, p.seat"
     )
 }
@@ -317,14 +321,15 @@ impl Store for SqlStore {
         for p in &game.players {
             let bot = p.bot.map(BotKind::name);
             sqlx::query(
-                "INSERT INTO game_players (game_id, seat, name, bot, token_hash) \
-                 VALUES ($1, $2, $3, $4, $5)",
+                "INSERT INTO game_players (game_id, seat, name, bot, token_hash, player_id) \
+                 VALUES ($1, $2, $3, $4, $5, $6)",
             )
             .bind(&id)
             .bind(i64::from(p.seat.0))
             .bind(&p.name)
             .bind(bot)
             .bind(&p.token_hash)
+            .bind(p.player_id.map(|id| id.to_string()))
             .execute(&mut *tx)
             .await?;
         }

@@ -48,6 +48,21 @@ impl Room {
         seat: Option<Seat>,
         bot: Option<BotKind>,
     ) -> Result<(Seat, String), LobbyError> {
+        self.take_seat_as(name, seat, bot, None)
+    }
+
+    /// [`Room::take_seat`] for a signed-in person: the seat is linked to `player`
+    /// (protocol section 25), and the link is stored with the game.
+    ///
+    /// # Errors
+    /// As [`Room::take_seat`].
+    pub(crate) fn take_seat_as(
+        &mut self,
+        name: &str,
+        seat: Option<Seat>,
+        bot: Option<BotKind>,
+        player: Option<uuid::Uuid>,
+    ) -> Result<(Seat, String), LobbyError> {
         if self.status() != RoomStatus::Lobby {
             return Err(LobbyError::AlreadyStarted);
         }
@@ -58,7 +73,7 @@ impl Room {
             Some(s) => s,
             None => self.seats.first_free().ok_or(LobbyError::RoomFull)?,
         };
-        let token = self.seats.sit(seat, Occupant { name, bot });
+        let token = self.seats.sit(seat, Occupant { name, bot }, player);
         info!(seat = seat.0, bot = bot.is_some(), "seat taken");
         self.broadcast_room();
         Ok((seat, token))

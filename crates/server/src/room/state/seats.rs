@@ -26,6 +26,8 @@ struct Taken {
     occupant: Occupant,
     /// The digest of the seat's token (the token itself is never kept).
     token: TokenHash,
+    /// The signed-in player who took it, if any.
+    player: Option<uuid::Uuid>,
 }
 
 /// The room's seats and the host's token.
@@ -76,6 +78,7 @@ impl Seats {
                     bot: p.bot,
                 },
                 token,
+                player: p.player_id,
             });
         }
         (Seats { host, seats }, bots)
@@ -165,11 +168,17 @@ impl Seats {
     }
 
     /// Seats `occupant` in the free seat `seat`; returns the seat's new token.
-    pub(super) fn sit(&mut self, seat: Seat, occupant: Occupant) -> String {
+    pub(super) fn sit(
+        &mut self,
+        seat: Seat,
+        occupant: Occupant,
+        player: Option<uuid::Uuid>,
+    ) -> String {
         let token = token::new_token();
         self.seats[seat.index()] = Some(Taken {
             occupant,
             token: TokenHash::of(&token),
+            player,
         });
         token
     }
@@ -206,6 +215,7 @@ impl Seats {
                     .unwrap_or_default(),
                 final_vp: None,
                 vp_cards: None,
+                player_id: s.as_ref().and_then(|t| t.player),
             })
             .collect()
     }
@@ -226,6 +236,7 @@ mod tests {
                 name: "ann".into(),
                 bot: None,
             },
+            None,
         );
         let bot = s.sit(
             Seat(0),
@@ -233,6 +244,7 @@ mod tests {
                 name: "Bot 1".into(),
                 bot: Some(BotKind::Easy),
             },
+            None,
         );
         assert_eq!(s.seat_of_token(&ann), Some(Seat(1)));
         assert_eq!(s.seat_of_token(&host), None);

@@ -165,7 +165,7 @@ async fn started_in(
     let room = RoomHandle::spawn(ctx, options, HOST.to_owned());
     let (mut conns, mut tokens) = (Vec::new(), Vec::new());
     for name in ["ann", "bob", "cyd"] {
-        let seat = room.take_seat(name.into(), None).await.expect("seat");
+        let seat = room.take_seat(name.into(), None, None).await.expect("seat");
         tokens.push(seat.token.clone());
         conns.push(room.connect_in_process(seat.token).await.expect("connect"));
     }

@@ -279,7 +279,10 @@ async fn a_game_of_one_person_and_bots_is_abandoned_while_the_bots_and_a_stand_i
         ..RoomOptions::default()
     };
     let room = RoomHandle::spawn(ctx, options, HOST.to_owned());
-    let ann = room.take_seat("ann".into(), None).await.expect("seat");
+    let ann = room
+        .take_seat("ann".into(), None, None)
+        .await
+        .expect("seat");
     for _ in 0..2 {
         let bot = catan_protocol::AddBotRequest {
             seat: None,
