@@ -632,7 +632,11 @@ async fn sixty_rooms_of_bots_on_three_instances_all_finish_when_one_instance_is_
     let mut servers = instances(&url, &plain, &["a", "b", "c"], "2").await;
     // 20 rooms of four random bots on each instance (random play to 15 points makes
     // games of thousands of actions).
+    // Every room is made and filled first, then all are started together: started
+    // one by one as they were made, the first games could end before the last room
+    // was made (seen on a busy machine).
     let mut rooms = Vec::new();
+    let mut hosts = Vec::new();
     for i in 0..60 {
         let s = &servers[i % 3];
         let created = s
@@ -642,8 +646,11 @@ async fn sixty_rooms_of_bots_on_three_instances_all_finish_when_one_instance_is_
             s.add_bot_of_kind(created.room_id, &created.host_token, Some("random"))
                 .await;
         }
-        s.start_game(created.room_id, &created.host_token).await;
         rooms.push((created.room_id, i % 3));
+        hosts.push(created.host_token);
+    }
+    for ((room, owner), host) in rooms.iter().zip(&hosts) {
+        servers[*owner].start_game(*room, host).await;
     }
     // A spectator in each of A's rooms keeps the events it was told of, and says
     // when it has seen its game under way (ten events).
