@@ -557,3 +557,66 @@ async fn a_seat_taken_signed_in_is_linked_to_the_player_and_a_deleted_player_is_
     assert!(names.contains(&"Bob"), "{names:?}");
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expired_session_signs_nothing_in_and_goes_when_a_new_one_opens() {
+    use catan_server::store::{PlayerRow, SessionRow, Store as _};
+    let (url, _dir) = fresh_sqlite_url();
+    // Sessions of no days: expired as soon as they are opened.
+    let server = TestServer::start_with(|c| {
+        c.store.database_url = url.clone().into();
+        c.players.session_days = 0;
+    })
+    .await;
+    let ann = guest(&server, "Ann").await;
+    let (s, b) = me(&server, &ann.token).await;
+    assert_eq!((s, code(&b)), (401, "not_signed_in"));
+    server.stop().await;
+    // The store: a player's expired session goes when it opens a new one, and
+    // nobody else's does.
+    let store = catan_server::store::SqlStore::connect(&url)
+        .await
+        .expect("store");
+    let bob = PlayerRow {
+        id: uuid::Uuid::new_v4(),
+        name: "Bob".into(),
+        password_hash: None,
+        created_at: 1_000,
+        deleted: false,
+    };
+    store.create_player(&bob).await.expect("player");
+    let session = |created_at: u64, expires_at: u64| SessionRow {
+        id: uuid::Uuid::new_v4(),
+        player_id: bob.id,
+        label: "test".into(),
+        created_at,
+        expires_at,
+    };
+    store
+        .create_session(&session(1_000, 2_000), "digest-old")
+        .await
+        .expect("old");
+    store
+        .create_session(&session(3_000, 9_000_000_000_000), "digest-new")
+        .await
+        .expect("new");
+    let count = |sql: &'static str| {
+        let pool = store.pool().clone();
+        async move {
+            sqlx::query_scalar::<_, i64>(sql)
+                .fetch_one(&pool)
+                .await
+                .expect("count")
+        }
+    };
+    assert_eq!(
+        count("SELECT COUNT(*) FROM sessions WHERE token_hash = 'digest-old'").await,
+        0,
+        "the expired one went"
+    );
+    assert_eq!(
+        count("SELECT COUNT(*) FROM sessions").await,
+        2,
+        "Ann's stays, Bob's new one"
+    );
+}

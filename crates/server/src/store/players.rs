@@ -65,6 +65,12 @@ impl SqlStore {
         s: &SessionRow,
         token_hash: &str,
     ) -> Result<(), StoreError> {
+        // The player's expired sessions go as a new one comes.
+        sqlx::query("DELETE FROM sessions WHERE player_id = $1 AND expires_at <= $2")
+            .bind(s.player_id.to_string())
+            .bind(to_i64(s.created_at))
+            .execute(self.pool())
+            .await?;
         sqlx::query(
             "INSERT INTO sessions (id, token_hash, player_id, label, created_at, expires_at) \
              VALUES ($1, $2, $3, $4, $5, $6)",
