@@ -59,6 +59,13 @@ export function changesDerived(v, ev) {
  */
 export const PACE = { perSecond: 50, burst: 20 };
 
+/**
+ * How long the kit waits, after a `stale_action` refusal naming a `seq` it has not
+ * reached, for the messages up to it before it resumes as after a gap (they were
+ * sent before the refusal, so they were lost on the way).
+ */
+export const CATCH_UP_MS = 3000;
+
 /** Close codes after which the kit does not reconnect by itself (protocol.md 9). */
 export const FINAL_CLOSE_CODES = new Set([4000, 4010, 4011, 4012]);
 
@@ -273,6 +280,8 @@ export class Connection {
     this.tokens = PACE.burst;
     this.paceAt = Date.now();
     this.paceTimer = null;
+    /** @type {ReturnType<typeof setTimeout> | null} */
+    this.catchUpTimer = null;
   }
 
   /** The upgrade URL: token, `last_seq` when resuming, and the protocol version. */
@@ -315,7 +324,26 @@ export class Connection {
   close() {
     const ws = this.ws;
     this.ws = null;
+    clearTimeout(this.catchUpTimer ?? undefined);
     if (ws) ws.close();
+  }
+
+  /**
+   * The room said it is at `seq` (a `stale_action` refusal): the messages up to it
+   * were sent before the refusal. If they have not all come within CATCH_UP_MS,
+   * resumes with `last_seq` as after a gap (section 8), so that a lost message
+   * cannot leave the page choosing from an old `legal` list forever.
+   * @param {number} seq
+   */
+  expectSeq(seq) {
+    const last = this.state.lastSeq;
+    if (last === null || last >= seq) return;
+    clearTimeout(this.catchUpTimer ?? undefined);
+    const ws = this.ws;
+    this.catchUpTimer = setTimeout(() => {
+      const now = this.state.lastSeq;
+      if (this.ws === ws && ws && now !== null && now < seq) this.connect(true);
+    }, CATCH_UP_MS);
   }
 
   /** Sends a client message through the paced queue. @param {ClientMessage} msg */
@@ -392,6 +420,7 @@ export class Connection {
         if (msg.request_id === s.pending) s.pending = null;
         // Overtaken by another seat's action: the newer state is on its way; no fault.
         if (msg.code !== 'stale_action') s.refusal = { code: msg.code, message: msg.message };
+        else if (typeof msg.seq === 'number') this.expectSeq(msg.seq);
         break;
       case 'error': s.refusal = { code: msg.code, message: msg.message }; break;
       case 'presence':

@@ -4,12 +4,12 @@
 // stream, the view the kit kept from events must equal the server's, and a DERIVED
 // number may differ only while the kit has asked for the `sync` that brings it.
 
-import { test } from 'node:test';
+import { test, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Connection, PACE, foldEvent } from '../kit.js';
+import { CATCH_UP_MS, Connection, PACE, foldEvent } from '../kit.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const RECORDED = readFileSync(path.join(HERE, 'fixtures', 'game.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
@@ -98,6 +98,34 @@ test('sequence numbers: duplicates are ignored, a gap reconnects with last_seq, 
   assert.equal(conn.state.refusal.code, 'not_your_turn', 'a refusal is kept with its code');
   conn.receive({ type: 'events', seq: snap.seq + 4, events: [] });
   assert.equal(conn.state.refusal, null, 'and cleared at the next change of state');
+});
+
+test('a stale_action naming a seq that never comes resumes with last_seq; one whose messages come does not', () => {
+  mock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    const conn = connection();
+    const snap = RECORDED.find((m) => m.type === 'snapshot' && m.view);
+    conn.receive(snap);
+    const socket = FakeSocket.last;
+    // The messages up to the refusal's seq arrive (after it): no reconnect.
+    assert.ok(conn.act({ type: 'end_turn' }));
+    conn.receive({ type: 'rejected', request_id: 'r1', code: 'stale_action', message: 'moved on', seq: snap.seq + 1 });
+    assert.equal(conn.state.pending, null);
+    assert.equal(conn.state.refusal, null, 'no fault shown');
+    conn.receive({ type: 'events', seq: snap.seq + 1, events: [] });
+    mock.timers.tick(CATCH_UP_MS + 1);
+    assert.equal(FakeSocket.last, socket, 'caught up: no reconnect');
+    // They never come (lost on the way): after CATCH_UP_MS it resumes from its last seq.
+    assert.ok(conn.act({ type: 'end_turn' }));
+    conn.receive({ type: 'rejected', request_id: 'r2', code: 'stale_action', message: 'moved on', seq: snap.seq + 5 });
+    mock.timers.tick(CATCH_UP_MS - 1);
+    assert.equal(FakeSocket.last, socket, 'not before CATCH_UP_MS');
+    mock.timers.tick(2);
+    assert.notEqual(FakeSocket.last, socket, 'resumed');
+    assert.match(FakeSocket.last.url, new RegExp(`last_seq=${snap.seq + 1}&protocol=1$`));
+  } finally {
+    mock.timers.reset();
+  }
 });
 
 test('a stand-in is kept on its seat from the snapshot and from stand_in messages', () => {
