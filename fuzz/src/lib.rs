@@ -194,7 +194,7 @@ pub fn client_message(data: &[u8]) {
     }
 }
 
-/// A lobby request body read as the server reads it: no panic; a refusal is
+/// A lobby (or player) request body read as the server reads it: no panic; a refusal is
 /// `bad_request` or (room options only) `invalid_options`; room options that parse
 /// resolve against the defaults without panicking, and either validate or are
 /// refused with a message.
@@ -224,6 +224,10 @@ pub fn lobby_bodies(data: &[u8]) {
     for result in [
         parse_body::<TakeSeatRequest>(data).map(|_| ()),
         parse_body::<AddBotRequest>(data).map(|_| ()),
+        parse_body::<catan_protocol::GuestRequest>(data).map(|_| ()),
+        parse_body::<catan_protocol::ClaimRequest>(data).map(|_| ()),
+        parse_body::<catan_protocol::SignInRequest>(data).map(|_| ()),
+        parse_body::<catan_protocol::RenameRequest>(data).map(|_| ()),
     ] {
         if let Err(e) = result {
             assert!(matches!(e, LobbyError::BadRequest(_)), "{e:?}");
