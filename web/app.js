@@ -1,7 +1,9 @@
 // The reference browser client of catan-server (protocol.md). Plain ES modules, no
 // build step. Pages: the lobby (`/`) and a room (`/?room=<id>`), which shows the
-// room's seats before the start and the game after it. Everything on the wire goes
-// through the kit (kit.js); every visible string through i18n.js.
+// room's seats before the start and the game after it; a replay (`/?replay=<id>`);
+// the account (`/?account`), a player's profile (`/?player=<id>`) and the leaderboard
+// (`/?leaderboard`), endgame.js's. Everything on the wire goes through the kit
+// (kit.js); every visible string through i18n.js.
 
 import { loadBoard, producingTiles } from './board.js';
 import { api, Connection } from './kit.js';
@@ -9,7 +11,7 @@ import { t, cardsText, refusal, language, setLanguage, LANGUAGES } from './i18n.
 import { describe } from './log.js';
 import { renderGame } from './game.js';
 import { renderModal } from './dialogs.js';
-import { historyList } from './endgame.js';
+import { accountLink, accountPage, askRatingChange, historyList, leaderboardPage, loadMe, playerFor, profilePage } from './endgame.js';
 import { replayPage } from './replay.js';
 import { Part } from './dom.js';
 import { installIcons, icon, brand } from './icons.js';
@@ -81,6 +83,23 @@ function soundToggle() {
 
 // ---------------------------------------------------------------- lobby page
 
+/** Whether the person typed a name on this page (then it is theirs, not the player's). */
+let nameTyped = false;
+const typeName = (e) => { nameTyped = true; typed('name', e.target.value); };
+/**
+ * The name fields show the signed-in player's name (GET /api/me), unless the person
+ * already typed one.
+ * @param {import('./protocol').PlayerInfo | null | undefined} me
+ */
+function nameFromPlayer(me) {
+  if (!me || nameTyped) return;
+  typed('name', me.name);
+  for (const id of ['quick-name', 'join-name']) {
+    const field = document.getElementById(id);
+    if (field instanceof HTMLInputElement) field.value = me.name;
+  }
+}
+
 /** The bot level chosen last (the same for the lobby's quick game and a room's host). */
 function botLevel() {
   return BOT_LEVELS.find((l) => l === localStorage.getItem('catan.bot_level')) || 'medium';
@@ -101,7 +120,7 @@ function quickGame(readOptions) {
   const err = h('p', { class: 'error', id: 'quick-error', role: 'alert' });
   const name = h('input', {
     id: 'quick-name', maxlength: 32, placeholder: t('your_name'), 'aria-label': t('your_name'), value: S.form.name,
-    oninput: (e) => typed('name', e.target.value),
+    oninput: typeName,
   });
   const go = /** @type {HTMLButtonElement} */ (h('button', {
     class: 'primary', id: 'play-bots', type: 'button',
@@ -110,10 +129,11 @@ function quickGame(readOptions) {
       err.textContent = '';
       try {
         const body = readOptions();
-        /** @type {CreateRoomResponse} */
-        const r = await api('POST', '/api/rooms', body);
         const nm = (S.form.name || '').trim() || t('default_name');
         localStorage.setItem('catan.name', S.form.name.trim());
+        await playerFor(nm);
+        /** @type {CreateRoomResponse} */
+        const r = await api('POST', '/api/rooms', body);
         /** @type {TakeSeatResponse} */
         const tk = await api('POST', `/api/rooms/${r.room_id}/seats`, { name: nm });
         saveSession(r.room_id, { host_token: r.host_token, token: tk.token, seat: tk.seat, name: nm });
@@ -127,7 +147,8 @@ function quickGame(readOptions) {
   return h('section', { class: 'panel hero', id: 'quick' },
     h('div', { class: 'hero-head' }, icon('logo', { cls: 'hero-logo' }), h('div', {}, h('h1', {}, t('brand')), h('p', { class: 'muted' }, t('lobby_tagline')))),
     h('div', { class: 'row hero-row' }, name, botLevelSelect('quick-bot-kind'), go), err,
-    h('p', { class: 'muted small' }, t('quick_game_about')));
+    h('p', { class: 'muted small' }, t('quick_game_about')),
+    h('p', { class: 'row' }, h('a', { id: 'leaderboard-link', href: '/?leaderboard', class: 'nav-link' }, icon('trophy'), t('leaderboard'))));
 }
 
 /** The room options of the lobby's form. @returns {CreateRoomRequest} */
@@ -139,6 +160,8 @@ function formOptions() {
     turn_limit: n('opt-turn-limit'), turn_timer_secs: n('opt-turn'), trade_timeout_secs: n('opt-trade'),
     discard_timeout_secs: n('opt-discard'), listed: input('opt-listed').checked, spectators: input('opt-spectators').checked,
     stand_in_secs: n('opt-stand-in'), stand_in_level: BOT_LEVELS.find((l) => l === input('opt-stand-in-level').value) || 'medium',
+    // (Sent only when asked for: unrated is the default.)
+    ...(input('opt-rated').checked ? { rated: true } : {}),
   };
 }
 
@@ -158,6 +181,7 @@ function lobbyForm() {
       BOT_LEVELS.map((l) => h('option', { value: l, selected: l === 'medium' }, t(`bot.${l}`))))),
     field('opt-listed', t('opt.listed'), h('input', { id: 'opt-listed', type: 'checkbox', checked: true })),
     field('opt-spectators', t('opt.spectators'), h('input', { id: 'opt-spectators', type: 'checkbox', checked: true })),
+    field('opt-rated', t('opt.rated'), h('input', { id: 'opt-rated', type: 'checkbox' })),
     h('span'),
     h('button', { type: 'submit', class: 'primary', id: 'create-room' }, t('create_room')));
   const err = h('p', { class: 'error', id: 'create-error', role: 'alert' });
@@ -198,7 +222,7 @@ async function lobbyPage() {
         h('tr', {}, h('th', {}, t('room')), h('th', {}, t('status')), h('th', {}, t('seats')), h('th', {}, t('vp')), h('th', {}, t('opt.map'))),
         rooms.map((r) => h('tr', {},
           h('td', {}, h('a', { href: `/?room=${r.id}`, class: 'room-link', title: r.id }, names(r))),
-          h('td', {}, t(`status.${r.status}`)),
+          h('td', {}, t(`status.${r.status}`), /** @type {any} */ (r.options).rated ? ` · ${t('rated')}` : ''),
           h('td', {}, `${r.seats.filter((s) => s.occupant).length}/${r.options.players}`),
           h('td', {}, r.options.vp_target),
           h('td', {}, t(`map.${r.options.map}`))))));
@@ -329,6 +353,8 @@ function onChange(kind, msg) {
   // The words come with the close code that follows (closedText): an administrator's
   // own message is shown with it, never replaced by a generic line.
   if (kind === 'closing') closing = msg;
+  // A rated game's end: the seat's rating change, once the game is stored.
+  if (st.gameOver && st.you !== null && /** @type {any} */ (st.room?.options)?.rated) askRatingChange(S.roomId, st.you);
   renderSoon();
 }
 
@@ -539,12 +565,13 @@ function seatControls(r, free) {
     side.push(h('h3', {}, t('take_seat')),
       h('div', { class: 'row' }, h('input', {
         id: 'join-name', maxlength: 32, placeholder: t('your_name'), 'aria-label': t('your_name'), value: S.form.name,
-        oninput: (e) => typed('name', e.target.value),
+        oninput: typeName,
       }), h('button', {
         class: 'primary', id: 'join', disabled: !free.length,
         onclick: () => lobbyCall(async () => {
           const nm = S.form.name.trim();
           localStorage.setItem('catan.name', nm);
+          await playerFor(nm);
           /** @type {TakeSeatResponse} */
           const tk = await api('POST', `/api/rooms/${r.id}/seats`, { name: nm });
           setSession(saveSession(r.id, { token: tk.token, seat: tk.seat, name: nm }));
@@ -605,6 +632,7 @@ function roomPanel() {
         }, t('remove')))
         : h('td', {}))));
   return h('section', { class: 'panel' }, h('h2', {}, t('room')), h('p', {}, optionsLine(r.options)),
+    /** @type {any} */ (r.options).rated ? h('p', { id: 'rated-room', class: 'rated-note' }, icon('trophy'), t('rated_room')) : null,
     h('label', { class: 'row' }, t('join_link'), ' ', h('input', { class: 'share', id: 'share-link', readonly: true, value: link, onclick: (e) => e.target.select() })),
     h('button', { id: 'copy-link', onclick: () => copyLink(link) }, t('copy_link')),
     seats);
@@ -706,7 +734,19 @@ soundToggle();
 // over; coming back to it (Forward, the back-forward cache) reconnects.
 addEventListener('pagehide', () => { if (S.conn) { S.conn.close(); clearTimeout(S.conn.retryTimer); } });
 addEventListener('pageshow', (e) => { if (e.persisted && S.roomId && S.conn) connect(); });
-const room = new URLSearchParams(location.search).get('room');
-const replay = new URLSearchParams(location.search).get('replay');
+const route = new URLSearchParams(location.search);
+const room = route.get('room');
+const replay = route.get('replay');
+const player = route.get('player');
+const offset = Math.max(0, Math.floor(Number(route.get('offset')))) || 0;
 if (room) adoptTokenFromAddress(room);
-if (room) roomPage(room); else if (replay) replayPage(replay); else lobbyPage();
+if (room) roomPage(room);
+else if (replay) replayPage(replay);
+else if (player) profilePage(player, offset);
+else if (route.has('leaderboard')) leaderboardPage(offset, route.get('provisional') === '1');
+else if (route.has('account')) accountPage();
+else lobbyPage();
+// Who is signed in: the name fields show the player's name; the top bar (but a
+// room's, which the game needs) links to the account.
+if (!room) accountLink();
+loadMe().then((me) => { nameFromPlayer(me); if (!room) accountLink(); });

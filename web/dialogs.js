@@ -37,7 +37,7 @@ function gameOverDialog() {
 /** What the dialogs show, summed up (the modal is drawn again when it changes). */
 const modalKey = () => {
   const { view: v, gameOver, pending, legal, rematch } = W();
-  return JSON.stringify([language(), !!gameOver, S.gameOverDismissed, rematch, S.flash, S.dialog, S.dialogData, S.discard, pending,
+  return JSON.stringify([language(), !!gameOver, S.gameOverDismissed, rematch, S.rating, S.flash, S.dialog, S.dialogData, S.discard, pending,
     legal, v?.phase, v?.me?.hand, v?.players?.map((p) => p.resource_cards), W().room?.seats]);
 };
 const modal = new Part(modalKey, modalContent);

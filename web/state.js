@@ -8,6 +8,7 @@
 
 /** @typedef {import('./kit.js').Connection} Connection */
 /** @typedef {import('./protocol').RoomInfo} RoomInfo */
+/** @typedef {import('./protocol').PlayerInfo} PlayerInfo */
 /** @typedef {Record<string, number>} Cards */
 
 const stored = (k) => { try { return globalThis.localStorage?.getItem(k) || ''; } catch { return ''; } };
@@ -48,6 +49,18 @@ const state = {
   glance: null,
   /** The board's zoom (1 = the whole board) and the point shown in its middle (board units). */
   zoom: { scale: 1, x: 0, y: 0 },
+  /**
+   * The player this browser is signed in as (GET /api/me; the session itself is the
+   * HttpOnly cookie), null when it is none, undefined while unknown.
+   * @type {PlayerInfo | null | undefined}
+   */
+  me: undefined,
+  /**
+   * After a rated game, the seat's rating before and after it (its stored game), or
+   * 'waiting' while the game is being stored, or 'none' when it did not change.
+   * @type {{ before: number, after: number, provisional: boolean } | 'waiting' | 'none' | null}
+   */
+  rating: null,
 };
 
 /** @type {(now: boolean) => void} */
@@ -85,6 +98,10 @@ export function setSession(session) { state.session = session; }
 export function setRoom(room) { state.room = room; }
 /** The connection of this page (or none). @param {Connection | null} conn */
 export function setConn(conn) { state.conn = conn; }
+/** Who is signed in (null: nobody). @param {PlayerInfo | null} me */
+export function setMe(me) { state.me = me; }
+/** The seat's rating change after a rated game (or 'waiting', 'none'); redrawn when the page can. */
+export function setRating(rating) { state.rating = rating; done(false); }
 /** The host took the seat back (true) or the page took one again (false). */
 export function setRemoved(removed) { state.removed = removed; }
 
