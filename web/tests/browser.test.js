@@ -45,6 +45,11 @@
 //   back after a reload (the server's `history`) with a chat line sent from the page;
 // - after a game: the end screen's statistics (its controls 44 px on a phone), a
 //   rematch, the replay viewer;
+// - players who come back (players.js), at 390x844 in Simplified Chinese: a guest
+//   made from the first name typed, no form; the account claimed (refusals in
+//   words), renamed, signed out, signed in on another device, the devices listed and
+//   one signed out from the other, signed out everywhere; a rated game against bots
+//   with the rating change on its end screen, the profile and the leaderboard;
 // - the layout at a phone's and a laptop's size (overflow, tap targets, sticky status
 //   and actions, what must be visible without scrolling), refusals and reasons;
 // - the whole game is played in each language (`?lang=`): en, zh-Hans, zh-Hant; the
@@ -74,6 +79,7 @@ import { setUpARoomByKeyboard } from './lobby.js';
 import { adminWordsReachThePlayer, refusedOrigin } from './self-hoster.js';
 import { clicksDuringBroadcasts } from './redraw.js';
 import { endScreenOnAPhone, leavingByBack, lobbyOnASlowLine, reducedMotion } from './phone.js';
+import { playersWhoComeBack } from './players.js';
 import { adoptSeatFromAddress, glanceAndFlow, layoutAtBothSizes, playWholeGame, rematchOfTwoPeople, spectateAStandIn, spectateGameWithoutWinner, spectateOnPhone, tradeAmongPeople } from './scenario.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -255,6 +261,12 @@ for (const name of NAMES) {
       const size = name === 'chromium' ? { width: 1366, height: 768, lang: 'en' } : { width: 390, height: 844, lang: 'zh-Hans' };
       await afterTheGame(browser, base, out, size);
       console.log(`# ${name}: after the game in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    });
+
+    test(`players who come back: a guest from the first name, an account claimed and signed in on another device, its devices, a rated game, the profile and the leaderboard at 390x844 in ${name}`, { timeout: 300000 }, async () => {
+      const t0 = Date.now();
+      const r = await playersWhoComeBack(browser, base, out);
+      console.log(`# ${name}: players who come back in ${((Date.now() - t0) / 1000).toFixed(1)} s (${r.rated ? `rated game: ${r.rated.before} -> ${r.rated.after}${r.rated.provisional ? ', provisional' : ''}` : 'no rated game: the server has no ratings yet'})`);
     });
 
     test(`two people play, one asks for a rematch, the other joins it from the end screen in ${name}`, { timeout: 180000 }, async () => {

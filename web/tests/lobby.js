@@ -10,7 +10,7 @@ import path from 'node:path';
 import { measure } from './scenario.js';
 
 /** The translation of `key` in the page's own language (its i18n module). */
-const tr = (tab, key, params = {}) => tab.evaluate(async ([k, p]) => {
+export const tr = (tab, key, params = {}) => tab.evaluate(async ([k, p]) => {
   const { t } = await import(new URL('i18n.js', document.querySelector('script[type=module]').src).href);
   return t(k, p);
 }, [key, params]);
