@@ -188,7 +188,8 @@ let ratingAsked = '';
 /**
  * After a rated game: the seat's rating before and after it, from the stored game
  * (GET /api/games/{id}, whose seats carry it once the game is stored and rated: asked
- * again a second apart, up to 15 times), for the end screen. Asked once per room.
+ * again a second apart, up to 15 times), for the end screen; 'none' when the game
+ * rated the others but not this seat (taken without a player). Asked once per room.
  * @param {string} roomId @param {number} seat
  */
 export async function askRatingChange(roomId, seat) {
@@ -198,8 +199,10 @@ export async function askRatingChange(roomId, seat) {
   for (let i = 0; i < 15; i++) {
     /** @type {any} */
     const g = await api('GET', `/api/games/${roomId}`).catch(() => null);
-    const mine = g?.players?.find((p) => p.seat === seat);
-    if (g?.status === 'finished' && mine?.rating) { setRating(mine.rating); return; }
+    if (g?.status === 'finished' && g.players.some((p) => p.rating)) {
+      setRating(g.players.find((p) => p.seat === seat)?.rating || 'none');
+      return;
+    }
     await new Promise((ok) => { setTimeout(ok, 1000); });
   }
   setRating('none');
@@ -386,6 +389,7 @@ function failed(x) {
 
 /** Previous and next pages of a list shown `limit` at a time from `offset` of `total`. */
 function pager(offset, limit, total, href) {
+  if (offset <= 0 && offset + limit >= total) return null;
   return h('p', { class: 'row pager' },
     offset > 0 ? h('a', { href: href(Math.max(0, offset - limit)), class: 'nav-link', id: 'page-back' }, t('page.back')) : null,
     offset + limit < total ? h('a', { href: href(offset + limit), class: 'nav-link', id: 'page-next' }, t('page.next')) : null);
@@ -400,11 +404,10 @@ const PROFILE_GAMES = 20;
  * @param {string} id @param {number} offset
  */
 export async function profilePage(id, offset = 0) {
-  document.title = t('title.profile');
   /** @type {any} */
   let p;
   try { p = await api('GET', `/api/players/${encodeURIComponent(id)}?offset=${offset}&limit=${PROFILE_GAMES}`); } catch (x) { failed(x); return; }
-  document.title = `${t('title.profile')}: ${p.name}`;
+  document.title = t('title.profile', { name: occupantName(p) });
   const kind = p.bot ? t(`bot.${p.bot}`) : t(p.account ? 'account.kind_account' : 'account.kind_guest');
   const me = await loadMe();
   const stat = (sid, label, value) => h('div', { class: 'stat-tile', id: sid }, h('span', { class: 'muted' }, label), h('span', { class: 'stat-value' }, value));

@@ -430,7 +430,7 @@ export default {
   "leaving": "You left the game; reconnecting…",
   // Players who come back: the account, profiles, the leaderboard, rated games.
   "title.account": "Catan: account",
-  "title.profile": "Catan: player",
+  "title.profile": "Catan: {name}",
   "title.leaderboard": "Catan: leaderboard",
   "account": "Account",
   "account.kind_guest": "guest",
@@ -469,7 +469,7 @@ export default {
   "rating.provisional_about": "Provisional: a few more rated games make it reliable.",
   "profile.games": "Games",
   "profile.wins": "Wins",
-  "profile.rated_games": "{n} rated games",
+  "profile.rated_games": "Rated games: {n}",
   "profile.recent": "Recent games",
   "profile.won": "Won",
   "profile.lost": "Lost",

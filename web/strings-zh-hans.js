@@ -430,7 +430,7 @@ export default {
   "leaving": "你离开了对局；正在重新连接…",
   // Players who come back: the account, profiles, the leaderboard, rated games.
   "title.account": "卡坦岛：账号",
-  "title.profile": "卡坦岛：玩家",
+  "title.profile": "卡坦岛：{name}",
   "title.leaderboard": "卡坦岛：排行榜",
   "account": "账号",
   "account.kind_guest": "游客",
@@ -469,7 +469,7 @@ export default {
   "rating.provisional_about": "暂定：再打几局积分赛，积分才更准确。",
   "profile.games": "对局",
   "profile.wins": "胜场",
-  "profile.rated_games": "积分赛 {n} 局",
+  "profile.rated_games": "积分赛：{n} 局",
   "profile.recent": "最近的对局",
   "profile.won": "获胜",
   "profile.lost": "落败",

@@ -430,7 +430,7 @@ export default {
   "leaving": "你離開了對局；正在重新連線…",
   // Players who come back: the account, profiles, the leaderboard, rated games.
   "title.account": "卡坦島：帳號",
-  "title.profile": "卡坦島：玩家",
+  "title.profile": "卡坦島：{name}",
   "title.leaderboard": "卡坦島：排行榜",
   "account": "帳號",
   "account.kind_guest": "遊客",
@@ -469,7 +469,7 @@ export default {
   "rating.provisional_about": "暫定：再打幾局積分賽，積分才會更準確。",
   "profile.games": "對局",
   "profile.wins": "勝場",
-  "profile.rated_games": "積分賽 {n} 局",
+  "profile.rated_games": "積分賽：{n} 局",
   "profile.recent": "最近的對局",
   "profile.won": "獲勝",
   "profile.lost": "落敗",
