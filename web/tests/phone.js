@@ -39,7 +39,7 @@ async function personAndBots(base, { players = 3, kind = 'hard', options = {} } 
 }
 
 /** Closes the rooms whose bots would play on (admin API). */
-async function closeRooms(admin, ids) {
+export async function closeRooms(admin, ids) {
   if (!admin?.url) return;
   for (const id of ids) {
     await fetch(`${admin.url}/admin/rooms/${id}/close`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', authorization: `Bearer ${admin.token}` } }).catch(() => {});

@@ -28,6 +28,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { measure } from './scenario.js';
 import { tr } from './lobby.js';
+import { closeRooms } from './phone.js';
 
 /**
  * Whether the server has ratings (GET /api/leaderboard, the profiles, rated rooms):
@@ -82,9 +83,10 @@ async function showsKind(tab, kind) {
 
 /**
  * The whole life of a player who comes back, at 390x844 in Simplified Chinese; in
- * `browser` against the server at `base`. Answers what it saw, for the log.
+ * `browser` against the server at `base` (whose `admin` API closes the rooms it
+ * leaves). Answers what it saw, for the log.
  */
-export async function playersWhoComeBack(browser, base, out) {
+export async function playersWhoComeBack(browser, base, out, admin) {
   mkdirSync(out, { recursive: true });
   const size = { width: 390, height: 844 };
   // Account names are unique on the server: one of this run and browser.
@@ -105,6 +107,7 @@ export async function playersWhoComeBack(browser, base, out) {
   await ann.click('#play-bots');
   await ann.waitForURL(/\?room=/);
   await ann.waitFor('#board');
+  const rooms = [new URL(ann.url()).searchParams.get('room')];
   const me = await call(ann, 'GET', '/api/me');
   assert.equal(me.status, 200, 'the first game made a player');
   assert.deepEqual([me.body.name, me.body.account], [name, false], 'a guest of the name typed');
@@ -122,6 +125,7 @@ export async function playersWhoComeBack(browser, base, out) {
 
   // 2. Without players on the server (POST /api/guests fails), a seat as before.
   const unrated = await post(base, '/api/rooms', { players: 3 });
+  rooms.push(unrated.room_id);
   const plain = await browser.newTab({ ...size, isolated: true });
   await plain.goto(`${base}/?room=${unrated.room_id}&lang=zh-Hans`);
   await plain.waitFor('#join');
@@ -197,7 +201,7 @@ export async function playersWhoComeBack(browser, base, out) {
   assert.equal((await call(ann, 'GET', '/api/me')).status, 401, 'the device signed out from the other is signed out');
 
   let rated = null;
-  if (RATINGS) rated = await ratedGame(browser, base, out, phone, renamed);
+  if (RATINGS) rated = await ratedGame(browser, base, out, phone, renamed, rooms);
 
   // 5. Signing out everywhere.
   await phone.goto(`${base}/?account`);
@@ -209,6 +213,7 @@ export async function playersWhoComeBack(browser, base, out) {
   assert.deepEqual(errors, [], 'no errors in the pages (but the refusals asked for)');
   await ann.close();
   await phone.close();
+  await closeRooms(admin, rooms);
   return { name, rated };
 }
 
@@ -216,13 +221,14 @@ export async function playersWhoComeBack(browser, base, out) {
  * A rated game of the signed-in person on `tab` (named `name`) against two bots, by
  * the lobby's options; then its end screen, the profile and the leaderboard.
  */
-async function ratedGame(browser, base, out, tab, name) {
+async function ratedGame(browser, base, out, tab, name, rooms) {
   const probe = await fetch(`${base}/api/leaderboard`);
   assert.notEqual(probe.status, 404, 'the server has ratings (GET /api/leaderboard)');
   const me = (await call(tab, 'GET', '/api/me')).body;
 
   // A rated room refuses a seat without a player, in words.
   const room = await post(base, '/api/rooms', { players: 3, rated: true });
+  rooms.push(room.room_id);
   const nobody = await browser.newTab({ width: 390, height: 844, isolated: true });
   await nobody.goto(`${base}/?room=${room.room_id}&lang=zh-Hans`);
   await nobody.waitFor('#rated-room');
