@@ -181,7 +181,8 @@ function ratingLine(room) {
   if (r === 'none') return h('p', { id: 'rating-change', class: 'muted', 'data-state': 'none' }, t('end.rating_none'));
   return h('p', { id: 'rating-change', class: 'rating-change', 'data-before': r.before, 'data-after': r.after },
     icon('trophy'), t('end.rating', { before: r.before, after: r.after, delta: signed(r.after - r.before) }),
-    r.provisional ? [' ', provisionalMark()] : null);
+    r.provisional ? provisionalMark() : null,
+    S.me ? h('a', { href: `/?player=${S.me.id}`, id: 'rating-profile' }, t('my_profile')) : null);
 }
 
 let ratingAsked = '';

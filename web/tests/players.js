@@ -267,6 +267,7 @@ async function ratedGame(browser, base, out, tab, name, rooms) {
   const delta = after - before;
   assert.ok((await tab.text('#rating-change')).includes(`${before} → ${after}`), 'before → after, in words');
   assert.ok((await tab.text('#rating-change')).includes(delta > 0 ? `+${delta}` : delta < 0 ? `−${-delta}` : '±0'), 'and the change');
+  assert.equal(await tab.attr('#rating-profile', 'href'), `/?player=${me.id}`, 'the profile a tap away');
   await tab.screenshot(path.join(out, 'rated-end-screen-zh-Hans.png'));
   await fits(tab, 'the end screen of a rated game');
 
