@@ -474,6 +474,7 @@ export default {
   "profile.won": "Won",
   "profile.lost": "Lost",
   "profile.none": "No winner",
+  "profile.place": "Place {n}",
   "profile.vp": "{n} VP",
   "profile.rating_change": "{delta} ({before} → {after})",
   "profile.unrated": "unrated",

@@ -474,6 +474,7 @@ export default {
   "profile.won": "获胜",
   "profile.lost": "落败",
   "profile.none": "无人获胜",
+  "profile.place": "第 {n} 名",
   "profile.vp": "{n} 分",
   "profile.rating_change": "{delta}（{before} → {after}）",
   "profile.unrated": "非积分赛",

@@ -474,6 +474,7 @@ export default {
   "profile.won": "獲勝",
   "profile.lost": "落敗",
   "profile.none": "無人獲勝",
+  "profile.place": "第 {n} 名",
   "profile.vp": "{n} 分",
   "profile.rating_change": "{delta}（{before} → {after}）",
   "profile.unrated": "非積分賽",
