@@ -436,7 +436,8 @@ function recentGame(g, playerId) {
   return h('li', { 'data-game': g.id, 'data-result': result },
     h('div', { class: 'game-line' },
       // (A rated game also says the place of a seat that did not win: 2nd of 4 is not 4th.)
-      h('span', { class: `result result-${result}` }, result === 'lost' && change?.place ? t('profile.place', { n: change.place }) : t(`profile.${result}`)),
+      result === 'lost' && change?.place ? h('span', { class: 'result' }, t('profile.place', { n: change.place }))
+        : h('span', { class: `result result-${result}` }, t(`profile.${result}`)),
       mine?.final_vp !== null && mine?.final_vp !== undefined ? h('span', {}, t('profile.vp', { n: mine.final_vp })) : null,
       change ? h('span', { class: 'rating-delta', 'data-before': change.before, 'data-after': change.after },
         t('profile.rating_change', { delta: signed(change.after - change.before), before: change.before, after: change.after }))

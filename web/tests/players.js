@@ -251,6 +251,8 @@ async function ratedGame(browser, base, out, tab, name, rooms) {
   await tab.fill('#opt-vp', 3);
   await tab.fill('#opt-turn', 1);
   await tab.click('#opt-rated');
+  // Back up to the button (the sticky top bar would cover it scrolled to the edge).
+  await tab.evaluate(() => window.scrollTo(0, 0));
   await tab.click('#play-bots');
   await tab.waitForURL(/\?room=/);
   const id = new URL(tab.url()).searchParams.get('room');
