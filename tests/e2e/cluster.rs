@@ -422,7 +422,12 @@ async fn listening_at(store: &SqlStore, placeholder: &str, server: &TestServer) 
 }
 
 /// An instance named `name`, registered at the address it really listens at.
-async fn instance_at(url: &str, plain: &SqlStore, name: &str, lease_secs: &str) -> TestServer {
+pub(crate) async fn instance_at(
+    url: &str,
+    plain: &SqlStore,
+    name: &str,
+    lease_secs: &str,
+) -> TestServer {
     let placeholder = format!("http://{name}.invalid");
     let s = instance(url, &placeholder, lease_secs).await;
     listening_at(plain, &placeholder, &s).await;

@@ -519,3 +519,57 @@ async fn a_person_a_stand_in_played_for_is_placed_last_in_a_rated_game() {
     assert_eq!(body["rating"]["games"], 1, "{body}");
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rated_game_whose_owner_is_killed_before_its_result_is_rated_once_by_the_instance_that_takes_it_over()
+ {
+    let url = fresh_postgres_url().await;
+    let plain = SqlStore::connect(&url).await.expect("store");
+    let mut a = crate::cluster::instance_at(&url, &plain, "a", "2").await;
+    let (ann, _) = a.guest("Ann").await;
+    let (bob, _) = a.guest("Bob").await;
+    // The owner cannot store the result (the actions it can): it retries in the
+    // background until it is killed.
+    for sql in [
+        "CREATE FUNCTION refuse_results() RETURNS trigger AS $$ BEGIN \
+         RAISE EXCEPTION 'refused by the test'; END $$ LANGUAGE plpgsql",
+        "CREATE TRIGGER refuse_results BEFORE UPDATE ON games FOR EACH ROW \
+         WHEN (NEW.status = 'finished') EXECUTE FUNCTION refuse_results()",
+    ] {
+        sqlx::query(sql).execute(plain.pool()).await.expect(sql);
+    }
+    let room = play_game(&a, &[&ann, &bob], "medium", true, 4, false).await;
+    let (_, body, _) = a
+        .call(Method::GET, &format!("/api/games/{room}"), None, None)
+        .await;
+    assert_eq!(
+        body["status"], "playing",
+        "the result is not stored: {body}"
+    );
+    a.kill();
+    sqlx::query("DROP TRIGGER refuse_results ON games")
+        .execute(plain.pool())
+        .await
+        .expect("drop trigger");
+    // Another instance claims the room when the lease runs out, restores the game
+    // (its log ends it) and stores the result with the ratings, once.
+    let mut b = crate::cluster::instance_at(&url, &plain, "b", "2").await;
+    let game = game_when_finished(&b, room).await;
+    assert!(game.players.iter().all(|p| p.rating.is_some()), "{game:?}");
+    b.kill();
+    let mut c = crate::cluster::instance_at(&url, &plain, "c", "2").await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    for p in [&ann, &bob] {
+        assert_eq!(profile(&c, p.player.id, "").await.rating.games, 1);
+    }
+    c.kill();
+    let rows: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM rating_changes WHERE game_id = $1")
+        .bind(room.to_string())
+        .fetch_one(plain.pool())
+        .await
+        .unwrap();
+    assert_eq!(rows, 3);
+    let again = plain.recompute_ratings(false).await.expect("recompute");
+    assert_eq!((again.games, again.players), (1, 2));
+    assert!(again.differ.is_empty(), "{:?}", again.differ);
+}
