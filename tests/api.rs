@@ -1,13 +1,56 @@
 //! The HTTP API as a test calls it: the lobby's calls that must succeed (each panics
 //! with the server's answer otherwise), and the admin API with the admin token.
 
-use catan_protocol::{CreateRoomResponse, RoomInfo, TakeSeatResponse};
+use catan_protocol::{CreateRoomResponse, RoomInfo, SignedIn, TakeSeatResponse};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::TestServer;
 
 impl TestServer {
+    /// Any call: its status, JSON body (`Null` when empty) and headers; signed in
+    /// with bearer token `token` when given.
+    pub async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> (u16, Value, reqwest::header::HeaderMap) {
+        let mut req = self.http.request(method, self.url(path));
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let r = req.send().await.expect("http");
+        let status = r.status().as_u16();
+        let headers = r.headers().clone();
+        let text = r.text().await.expect("body");
+        let value = if text.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}: {text}"))
+        };
+        (status, value, headers)
+    }
+
+    /// `POST /api/guests`; panics unless created. The answer's headers too (the
+    /// session cookie).
+    pub async fn guest(&self, name: &str) -> (SignedIn, reqwest::header::HeaderMap) {
+        let (status, body, headers) = self
+            .call(
+                reqwest::Method::POST,
+                "/api/guests",
+                None,
+                Some(json!({ "name": name })),
+            )
+            .await;
+        assert_eq!(status, 201, "{body}");
+        (serde_json::from_value(body).expect("SignedIn"), headers)
+    }
+
     /// `POST /api/rooms` with `body`; panics unless created.
     pub async fn create_room(&self, body: Value) -> CreateRoomResponse {
         let r = self

@@ -3,7 +3,7 @@
 // Client-sent forms that differ from the server-written ones end in `Input`.
 
 /** Every WebSocket message (ClientMessage, ServerMessage) and every JSON body of the HTTP API of catan-server, protocol version 1: what clients send as the server reads it, what the server writes exactly as it writes it (see protocol.md). The root accepts any one of them; validate against `#/$defs/{name}` for one type. */
-export type AnyMessageOrBody = ClientMessage | CreateRoomRequest | TakeSeatRequest | AddBotRequest | CloseRoomRequest | KickRequest | GuestRequest | ClaimRequest | SignInRequest | RenameRequest | ServerMessage | CreateRoomResponse | RoomList | RoomInfo | TakeSeatResponse | AddBotResponse | ErrorBody | GameList | GameSummary | Replay | AdminRoomList | AdminRoomDetail | CloseRoomResponse | ServerStats | BoardGeometry | RematchResponse | PlayerInfo | SignedIn | SessionList;
+export type AnyMessageOrBody = ClientMessage | CreateRoomRequest | TakeSeatRequest | AddBotRequest | CloseRoomRequest | KickRequest | GuestRequest | ClaimRequest | SignInRequest | RenameRequest | ServerMessage | CreateRoomResponse | RoomList | RoomInfo | TakeSeatResponse | AddBotResponse | ErrorBody | GameList | GameSummary | Replay | AdminRoomList | AdminRoomDetail | CloseRoomResponse | ServerStats | BoardGeometry | RematchResponse | PlayerInfo | SignedIn | SessionList | PlayerProfile | Leaderboard;
 
 /**
  * A request to change the game. `Game::apply` accepts it or says why not.
@@ -522,6 +522,8 @@ export interface CreateRoomRequest {
   map?: MapKind | null;
   /** 3 or 4 (default 4). */
   players?: number | null;
+  /** A rated game (default false; protocol 25.8). */
+  rated?: boolean | null;
   /** Spectators may watch (default true). */
   spectators?: boolean | null;
   /** The kind of bot that stands in (default `medium`). */
@@ -1090,6 +1092,33 @@ export interface KickRequest {
   message?: string | null;
 }
 
+/**
+ * `GET /api/leaderboard` answer: a page of the players with a rated game, best
+ * first.
+ */
+export interface Leaderboard {
+  /** The page. */
+  entries: LeaderboardEntry[];
+  /** Entries skipped before the page. */
+  offset: number;
+  /** All the entries the query matches. */
+  total: number;
+}
+
+/** One row of the leaderboard. */
+export interface LeaderboardEntry {
+  /** The place on the board (1 is first; players with equal ratings share it). */
+  rank: number;
+  /** The player's id. */
+  id: string;
+  /** Display name. */
+  name: string;
+  /** The rating. */
+  rating: RatingInfo;
+  /** Rated games won. */
+  wins: number;
+}
+
 /** Resource cards a seat gave up, by cause (card counts over the whole game). */
 export interface Lost {
   /** Paid for roads, settlements, cities and development cards (R-5). */
@@ -1220,6 +1249,29 @@ export interface PlayerInfo {
   created_at: number;
 }
 
+/** A player as anyone may see them (`GET /api/players/{id}`). */
+export interface PlayerProfile {
+  /** The player's id. */
+  id: string;
+  /** Display name ("deleted player" once deleted). */
+  name: string;
+  /** Whether the player claimed an account. */
+  account: boolean;
+  /** The rating. */
+  rating: RatingInfo;
+  /** Finished games played, rated or not. */
+  games: number;
+  /** Of those, the games won. */
+  wins: number;
+  /**
+   * A page of the player's finished games in listed rooms, newest first (`offset`
+   * and `limit` of the query), each as `GET /api/games/{id}` shows it.
+   */
+  recent: GameSummary[];
+  /** The level, for a built-in bot's identity (its rating is fixed). */
+  bot?: BotKind | null;
+}
+
 /** A seat of a stored game, with its result once finished. */
 export interface PlayerResult {
   /** The seat. */
@@ -1232,6 +1284,17 @@ export interface PlayerResult {
   final_vp: number | null;
   /** Victory Point cards revealed at the end. */
   vp_cards: number | null;
+  /**
+   * The player whose seat it was (protocol 25.7): a person's player, or a bot
+   * level's identity; absent for a seat taken without a player and in games
+   * stored before players existed.
+   */
+  player_id?: string | null;
+  /**
+   * What a finished rated game did to the seat's rating (protocol 25.8); absent
+   * otherwise.
+   */
+  rating?: RatingChange | null;
 }
 
 /** What everyone knows about a seat (R-8.7). */
@@ -1351,6 +1414,31 @@ export interface PrivateView {
   total_vp: number;
   /** Maritime ratio per resource in resource order (4, 3 or 2; R-9.4). */
   maritime_ratios: number[];
+}
+
+/** What a rated game did to a seat's rating, as shown (protocol 25.8). */
+export interface RatingChange {
+  /** The seat's place in the final order (1 is first; ties share a place). */
+  place: number;
+  /** The rating shown before the game. */
+  before: number;
+  /** The rating shown after it (the same for a bot, whose rating is fixed). */
+  after: number;
+  /** Whether the rating after the game is still provisional. */
+  provisional: boolean;
+}
+
+/**
+ * A rating as shown (protocol 25.8): the conservative figure, whether it is still
+ * provisional, and the rated games behind it.
+ */
+export interface RatingInfo {
+  /** The rating shown (a new player's is 1000). */
+  value: number;
+  /** Whether it is still too uncertain to mean much (few rated games). */
+  provisional: boolean;
+  /** Rated games played. */
+  games: number;
 }
 
 /** `POST /api/rooms/{id}/rematch` answer: the new room for the game after this one. */
@@ -1554,6 +1642,12 @@ export interface RoomOptions {
   stand_in_secs: number;
   /** The kind of bot that stands in for an absent person. */
   stand_in_level: BotKind;
+  /**
+   * A rated game: its result updates the players' ratings (protocol 25.8).
+   * Every person's seat needs a player (a session); bots play at their level's
+   * fixed rating, and the random baseline cannot be seated.
+   */
+  rated: boolean;
 }
 
 /** Where a room is in its life. */

@@ -196,6 +196,7 @@ async fn a_write_under_an_epoch_that_is_no_longer_the_leases_is_refused_and_stor
     let id = Uuid::new_v4();
     let players = (0..3)
         .map(|s| PlayerRecord {
+            rating: None,
             seat: Seat(s),
             name: format!("p{s}"),
             bot: None,
@@ -221,6 +222,7 @@ async fn a_write_under_an_epoch_that_is_no_longer_the_leases_is_refused_and_stor
     assert_eq!(lease(&plain, id).await, Some(("http://a".into(), 1)));
     assert_eq!(fence.epoch(id), 1);
     let action = |seq| ActionRecord {
+        stand_in: false,
         seq,
         room_seq: seq + 1,
         seat: Some(Seat(0)),
@@ -242,6 +244,7 @@ async fn a_write_under_an_epoch_that_is_no_longer_the_leases_is_refused_and_stor
     let refused = store.append_action(id, &action(1)).await;
     assert!(matches!(refused, Err(StoreError::Fenced(_))), "{refused:?}");
     let finish = catan_server::store::Finish {
+        rated: None,
         winner: Some(Seat(0)),
         finished_at: 4,
         scores: Vec::new(),
@@ -419,7 +422,12 @@ async fn listening_at(store: &SqlStore, placeholder: &str, server: &TestServer) 
 }
 
 /// An instance named `name`, registered at the address it really listens at.
-async fn instance_at(url: &str, plain: &SqlStore, name: &str, lease_secs: &str) -> TestServer {
+pub(crate) async fn instance_at(
+    url: &str,
+    plain: &SqlStore,
+    name: &str,
+    lease_secs: &str,
+) -> TestServer {
     let placeholder = format!("http://{name}.invalid");
     let s = instance(url, &placeholder, lease_secs).await;
     listening_at(plain, &placeholder, &s).await;

@@ -43,6 +43,7 @@ fn new_game() -> NewGame {
     NewGame {
         id: Uuid::from_u128(ROOM),
         options: RoomOptions {
+            rated: false,
             game: GameOptions::default()
                 .with_players(SEATS)
                 .with_vp_target(10)
@@ -65,6 +66,7 @@ fn new_game() -> NewGame {
         started_at: 1_767_225_660_000,
         players: (0..SEATS)
             .map(|s| PlayerRecord {
+                rating: None,
                 seat: Seat(s),
                 name: format!("seat {s}"),
                 bot: None,

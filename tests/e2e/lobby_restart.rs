@@ -42,7 +42,9 @@ async fn a_room_gathering_players_survives_a_kill_and_a_restart_and_then_starts(
     let (db, _dir) = catan_e2e::fresh_sqlite_url();
     let mut server = restarted(&db).await;
     let created = server
-        .create_room(json!({ "players": 3, "vp_target": 5, "listed": false }))
+        // A person away on their turn is stood in for after a second, so the game
+        // moves whoever's turn it is (the first player comes from the seed).
+        .create_room(json!({ "players": 3, "vp_target": 5, "listed": false, "stand_in_secs": 1 }))
         .await;
     let room = created.room_id;
     let ann = server.take_seat(room, "ann").await;
@@ -85,20 +87,32 @@ async fn a_room_gathering_players_survives_a_kill_and_a_restart_and_then_starts(
         RoomStatus::Playing,
         "the host token starts it"
     );
-    // The restored bot plays its seat: the game moves on without anyone else.
-    let mut client = server.connect(room, Some(&ann.token), None).await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    while client.recv().await.is_some() {
-        if client
-            .received
-            .iter()
-            .any(|(_, m)| matches!(m, ServerMessage::Events { .. }))
-            || tokio::time::Instant::now() > deadline
+    // The restored bot plays its seat: a spectator sees it place its settlement
+    // whoever moves first (Ann plays; Carl, away, is stood in for).
+    let bot = info
+        .seats
+        .iter()
+        .find(|s| s.occupant.as_ref().is_some_and(|o| o.bot.is_some()))
+        .expect("the bot's seat")
+        .seat;
+    let mut spectator = server.connect(room, None, None).await;
+    let ann_plays = tokio::spawn(catan_e2e::play_randomly(
+        server.connect(room, Some(&ann.token), None).await,
+        1,
+    ));
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the restored bot did not play within 30 s"
+        );
+        let m = spectator.recv().await.expect("the spectator's socket");
+        if matches!(&m, ServerMessage::Events { events, .. } if events.iter().any(|e| matches!(e, catan_engine::Event::SettlementBuilt { seat, .. } if *seat == bot)))
         {
             break;
         }
     }
-    drop(client);
+    ann_plays.abort();
     server.stop().await;
 }
 

@@ -27,6 +27,7 @@ mod postgres_tls;
 mod protocol_doc;
 mod python_client;
 mod quickstart;
+mod ratings;
 mod reconnect;
 mod rematch;
 mod schema;

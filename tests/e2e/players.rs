@@ -9,7 +9,7 @@ use catan_e2e::{TestServer, fresh_postgres_url, fresh_sqlite_url};
 use catan_protocol::{PlayerInfo, SessionList, SignedIn};
 use serde_json::{Value, json};
 
-/// A call's status and JSON body (`Null` when empty).
+/// A call's status, JSON body (`Null` when empty) and headers.
 async fn call(
     server: &TestServer,
     method: reqwest::Method,
@@ -17,23 +17,7 @@ async fn call(
     token: Option<&str>,
     body: Option<Value>,
 ) -> (u16, Value, reqwest::header::HeaderMap) {
-    let mut req = server.http.request(method, server.url(path));
-    if let Some(t) = token {
-        req = req.bearer_auth(t);
-    }
-    if let Some(b) = body {
-        req = req.json(&b);
-    }
-    let r = req.send().await.expect("http");
-    let status = r.status().as_u16();
-    let headers = r.headers().clone();
-    let text = r.text().await.expect("body");
-    let value = if text.is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}: {text}"))
-    };
-    (status, value, headers)
+    server.call(method, path, token, body).await
 }
 
 fn code(v: &Value) -> &str {
@@ -48,16 +32,7 @@ fn set_cookie(h: &reqwest::header::HeaderMap) -> String {
 }
 
 async fn guest(server: &TestServer, name: &str) -> SignedIn {
-    let (status, body, headers) = call(
-        server,
-        reqwest::Method::POST,
-        "/api/guests",
-        None,
-        Some(json!({ "name": name })),
-    )
-    .await;
-    assert_eq!(status, 201, "{body}");
-    let signed: SignedIn = serde_json::from_value(body).expect("SignedIn");
+    let (signed, headers) = server.guest(name).await;
     let cookie = set_cookie(&headers);
     assert!(
         cookie.starts_with(&format!("catan_session={}", signed.token))
@@ -523,8 +498,19 @@ async fn a_seat_taken_signed_in_is_linked_to_the_player_and_a_deleted_player_is_
         "{linked:?}"
     );
     assert!(linked.contains(&("Bob", None)), "{linked:?}");
+    // The bot's seat is its level's identity's (protocol 25.7).
+    let bots: Vec<_> = stored.players.iter().filter_map(|p| p.bot).collect();
+    assert_eq!(bots.len(), 1, "{linked:?}");
     assert!(
-        linked.iter().filter(|(_, p)| p.is_some()).count() == 1,
+        linked.contains(&(
+            stored.players[2].name.as_str(),
+            Some(catan_server::store::bot_player_id(bots[0]))
+        )),
+        "{linked:?}"
+    );
+    assert_eq!(
+        linked.iter().filter(|(_, p)| p.is_some()).count(),
+        2,
         "{linked:?}"
     );
 

@@ -285,6 +285,8 @@ fn check(ex: &Example) -> Result<Value, String> {
         "PlayerInfo" => round_trip::<catan_protocol::PlayerInfo>(ex, true),
         "SignedIn" => round_trip::<catan_protocol::SignedIn>(ex, true),
         "SessionList" => round_trip::<catan_protocol::SessionList>(ex, true),
+        "PlayerProfile" => round_trip::<catan_protocol::PlayerProfile>(ex, true),
+        "Leaderboard" => round_trip::<catan_protocol::Leaderboard>(ex, true),
         other => Err(format!("unknown type `{other}` in the parse marker")),
     }
 }

@@ -49,6 +49,7 @@ fn new_game(names: [&str; 3], started_at: u64) -> NewGame {
             .iter()
             .enumerate()
             .map(|(i, n)| PlayerRecord {
+                rating: None,
                 seat: Seat(i as u8),
                 name: (*n).to_owned(),
                 bot: (i == 2).then_some(BotKind::Random),
@@ -63,6 +64,7 @@ fn new_game(names: [&str; 3], started_at: u64) -> NewGame {
 
 fn action(seq: u64, seat: Option<u8>) -> ActionRecord {
     ActionRecord {
+        stand_in: false,
         seq,
         room_seq: seq * 2 + 1,
         seat: seat.map(Seat),
@@ -188,6 +190,7 @@ async fn contract_games_logs_and_results<S: Store + ?Sized>(store: &S) {
         .finish_game(
             a.id,
             &Finish {
+                rated: None,
                 winner: Some(Seat(0)),
                 finished_at: 5_000,
                 scores: scores(0),
@@ -199,6 +202,7 @@ async fn contract_games_logs_and_results<S: Store + ?Sized>(store: &S) {
         .finish_game(
             b.id,
             &Finish {
+                rated: None,
                 winner: Some(Seat(1)),
                 finished_at: 6_000,
                 scores: scores(1),
@@ -216,6 +220,7 @@ async fn contract_games_logs_and_results<S: Store + ?Sized>(store: &S) {
 
     let all = store
         .finished_games(&GameQuery {
+            player_id: None,
             player: None,
             offset: 0,
             limit: 10,
@@ -229,6 +234,7 @@ async fn contract_games_logs_and_results<S: Store + ?Sized>(store: &S) {
     );
     let page2 = store
         .finished_games(&GameQuery {
+            player_id: None,
             player: None,
             offset: 1,
             limit: 1,
@@ -239,6 +245,7 @@ async fn contract_games_logs_and_results<S: Store + ?Sized>(store: &S) {
     assert_eq!(page2[0].game.id, a.id);
     let bobs = store
         .finished_games(&GameQuery {
+            player_id: None,
             player: Some("bob".into()),
             offset: 0,
             limit: 10,
@@ -272,6 +279,7 @@ async fn contract_a_result_without_a_winner<S: Store + ?Sized>(store: &S) {
         })
         .collect();
     let finish = Finish {
+        rated: None,
         winner: None,
         finished_at: 9_000,
         scores: scores.clone(),
@@ -287,6 +295,7 @@ async fn contract_a_result_without_a_winner<S: Store + ?Sized>(store: &S) {
     assert_eq!(got.players[1].final_vp, Some(13));
     let listed = store
         .finished_games(&GameQuery {
+            player_id: None,
             player: None,
             offset: 0,
             limit: 10,
@@ -555,6 +564,7 @@ async fn a_reopened_sqlite_file_applies_no_migration_twice_and_finds_the_data() 
     assert_eq!(
         again
             .finished_games(&GameQuery {
+                player_id: None,
                 player: None,
                 offset: 0,
                 limit: 10
@@ -574,6 +584,7 @@ async fn a_reopened_postgres_database_applies_no_migration_twice_and_finds_the_d
     assert_eq!(
         again
             .finished_games(&GameQuery {
+                player_id: None,
                 player: None,
                 offset: 0,
                 limit: 10

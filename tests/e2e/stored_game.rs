@@ -27,6 +27,7 @@ const FIXTURE: &str = "fixtures/stored_game_v1.sql";
 /// stand-in options, added after the fixture was written, so it restores with the
 /// defaults.
 const FIXTURE_OPTIONS: RoomOptions = RoomOptions {
+    rated: false,
     game: GameOptions::DEFAULT
         .with_players(4)
         .with_vp_target(6)

@@ -202,6 +202,9 @@ pub struct Tally {
     pub no_winner: u64,
     /// Player trades completed in all games.
     pub trades: u64,
+    /// Each finished game's index in the run with the place of every lineup entry
+    /// in it ([`catan_ratings::places`]: 1 is first), for rating the entries.
+    pub places: Vec<(u64, Vec<u8>)>,
 }
 
 impl Tally {
@@ -231,6 +234,8 @@ impl Tally {
         self.errors.extend(other.errors);
         self.no_winner += other.no_winner;
         self.trades += other.trades;
+        self.places.extend(other.places);
+        self.places.sort_by_key(|(i, _)| *i);
     }
 
     /// Share of the finished games won by the entries of `kind` in `lineup` (a game
@@ -281,9 +286,28 @@ pub fn run_with(
         let mut rng = ChaCha8Rng::seed_from_u64(s ^ 0x9E37_79B9_7F4A_7C15);
         let result = Game::new(options, s)
             .map_err(|e| e.to_string())
-            .and_then(|mut g| play(&mut g, &mut bots, &mut rng).map_err(|e| e.to_string()));
+            .and_then(|mut g| {
+                let o = play(&mut g, &mut bots, &mut rng).map_err(|e| e.to_string())?;
+                Ok((o, g))
+            });
         match result {
-            Ok(o) => {
+            Ok((o, game)) => {
+                let seated: Vec<catan_ratings::Seated> = game
+                    .final_scores()
+                    .iter()
+                    .map(|f| catan_ratings::Seated {
+                        seat: f.seat,
+                        points: f.points,
+                        turns: 0,
+                        stood_in: 0,
+                    })
+                    .collect();
+                let by_seat = catan_ratings::places(o.winner, &seated);
+                let mut by_entry = vec![0; lineup.len()];
+                for (f, place) in seated.iter().zip(by_seat) {
+                    by_entry[seats[f.seat.index()]] = place;
+                }
+                tally.places.push((i, by_entry));
                 match o.winner {
                     Some(w) => tally.wins[seats[w.index()]] += 1,
                     None => tally.no_winner += 1,

@@ -217,6 +217,13 @@ pub enum LobbyError {
     AlreadyClaimed,
     /// The player has no session with that id.
     SessionNotFound,
+    /// No player has that id.
+    PlayerNotFound,
+    /// The player already has a seat in this rated room (one seat per player, so
+    /// that one person is rated once).
+    AlreadySeated,
+    /// The random baseline bot cannot play in a rated room (it has no rating).
+    BotNotRated,
 }
 
 impl LobbyError {
@@ -254,6 +261,9 @@ impl LobbyError {
             LobbyError::InvalidPassword,
             LobbyError::AlreadyClaimed,
             LobbyError::SessionNotFound,
+            LobbyError::PlayerNotFound,
+            LobbyError::AlreadySeated,
+            LobbyError::BotNotRated,
         ]
     }
 
@@ -289,6 +299,9 @@ impl LobbyError {
             LobbyError::InvalidPassword => "invalid_password",
             LobbyError::AlreadyClaimed => "already_claimed",
             LobbyError::SessionNotFound => "session_not_found",
+            LobbyError::PlayerNotFound => "player_not_found",
+            LobbyError::AlreadySeated => "already_seated",
+            LobbyError::BotNotRated => "bot_not_rated",
         }
     }
 
@@ -296,9 +309,11 @@ impl LobbyError {
     #[must_use]
     pub fn status(&self) -> u16 {
         match self {
-            LobbyError::RoomNotFound | LobbyError::SessionNotFound => 404,
-            LobbyError::NameTaken | LobbyError::AlreadyClaimed => 409,
-            LobbyError::InvalidPassword => 400,
+            LobbyError::RoomNotFound | LobbyError::SessionNotFound | LobbyError::PlayerNotFound => {
+                404
+            }
+            LobbyError::NameTaken | LobbyError::AlreadyClaimed | LobbyError::AlreadySeated => 409,
+            LobbyError::InvalidPassword | LobbyError::BotNotRated => 400,
             LobbyError::NotSignedIn | LobbyError::InvalidCredentials => 401,
             LobbyError::RoomFull
             | LobbyError::SeatTaken
@@ -374,6 +389,11 @@ impl fmt::Display for LobbyError {
             LobbyError::InvalidPassword => "a password has 8 to 128 characters",
             LobbyError::AlreadyClaimed => "this player already has an account",
             LobbyError::SessionNotFound => "you have no session with that id",
+            LobbyError::PlayerNotFound => "no player has that id",
+            LobbyError::AlreadySeated => "you already have a seat in this rated room",
+            LobbyError::BotNotRated => {
+                "the random bot has no rating and cannot play in a rated room"
+            }
         })
     }
 }
@@ -475,6 +495,9 @@ mod tests {
                 LobbyError::InvalidPassword,
                 LobbyError::AlreadyClaimed,
                 LobbyError::SessionNotFound,
+                LobbyError::PlayerNotFound,
+                LobbyError::AlreadySeated,
+                LobbyError::BotNotRated,
             ]
         );
     }

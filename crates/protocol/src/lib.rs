@@ -57,12 +57,14 @@ pub use board::{BoardGeometry, EdgeGeometry, TileGeometry, VertexGeometry};
 pub use codes::{CloseCode, ClosingReason, ErrorCode, LobbyError};
 pub use lobby::{
     AddBotRequest, AddBotResponse, CreateRoomRequest, CreateRoomResponse, ErrorBody, ErrorDetail,
-    GameList, GameListQuery, GameStatus, GameSummary, PlayerResult, RematchResponse, Replay,
-    ReplayStep, RoomList, RoomListQuery, TakeSeatRequest, TakeSeatResponse, WsQuery, parse_body,
+    GameList, GameListQuery, GameStatus, GameSummary, PlayerResult, RatingChange, RematchResponse,
+    Replay, ReplayStep, RoomList, RoomListQuery, TakeSeatRequest, TakeSeatResponse, WsQuery,
+    parse_body,
 };
 pub use players::{
-    ClaimRequest, GuestRequest, PlayerInfo, RenameRequest, SessionInfo, SessionList, SignInRequest,
-    SignedIn,
+    ClaimRequest, GuestRequest, Leaderboard, LeaderboardEntry, LeaderboardQuery, PlayerInfo,
+    PlayerProfile, ProfileQuery, RatingInfo, RenameRequest, SessionInfo, SessionList,
+    SignInRequest, SignedIn,
 };
 pub use room::{
     BotKind, DEFAULT_DISCARD_TIMEOUT_SECS, DEFAULT_STAND_IN_SECS, DEFAULT_TRADE_TIMEOUT_SECS,

@@ -93,6 +93,9 @@ pub struct CreateRoomRequest {
     /// The kind of bot that stands in (default `medium`).
     #[serde(default)]
     pub stand_in_level: Option<BotKind>,
+    /// A rated game (default false; protocol 25.8).
+    #[serde(default)]
+    pub rated: Option<bool>,
 }
 
 impl CreateRoomRequest {
@@ -147,6 +150,7 @@ impl CreateRoomRequest {
             spectators: self.spectators.unwrap_or(d.spectators),
             stand_in_secs: self.stand_in_secs.unwrap_or(d.stand_in_secs),
             stand_in_level: self.stand_in_level.unwrap_or(d.stand_in_level),
+            rated: self.rated.unwrap_or(d.rated),
         }
     }
 }
@@ -285,6 +289,28 @@ pub struct PlayerResult {
     pub final_vp: Option<u8>,
     /// Victory Point cards revealed at the end.
     pub vp_cards: Option<u8>,
+    /// The player whose seat it was (protocol 25.7): a person's player, or a bot
+    /// level's identity; absent for a seat taken without a player and in games
+    /// stored before players existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player_id: Option<Uuid>,
+    /// What a finished rated game did to the seat's rating (protocol 25.8); absent
+    /// otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<RatingChange>,
+}
+
+/// What a rated game did to a seat's rating, as shown (protocol 25.8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RatingChange {
+    /// The seat's place in the final order (1 is first; ties share a place).
+    pub place: u8,
+    /// The rating shown before the game.
+    pub before: i32,
+    /// The rating shown after it (the same for a bot, whose rating is fixed).
+    pub after: i32,
+    /// Whether the rating after the game is still provisional.
+    pub provisional: bool,
 }
 
 /// A stored game as listed (`GET /api/games`, `GET /api/games/{id}`).

@@ -6,6 +6,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use crate::{BotKind, GameSummary};
+
 /// `POST /api/guests` body.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -112,4 +114,93 @@ impl std::fmt::Debug for SignedIn {
 pub struct SessionList {
     /// The player's unexpired sessions.
     pub sessions: Vec<SessionInfo>,
+}
+
+/// A rating as shown (protocol 25.8): the conservative figure, whether it is still
+/// provisional, and the rated games behind it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RatingInfo {
+    /// The rating shown (a new player's is 1000).
+    pub value: i32,
+    /// Whether it is still too uncertain to mean much (few rated games).
+    pub provisional: bool,
+    /// Rated games played.
+    pub games: u64,
+}
+
+/// A player as anyone may see them (`GET /api/players/{id}`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PlayerProfile {
+    /// The player's id.
+    pub id: Uuid,
+    /// Display name ("deleted player" once deleted).
+    pub name: String,
+    /// Whether the player claimed an account.
+    pub account: bool,
+    /// The level, for a built-in bot's identity (its rating is fixed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bot: Option<BotKind>,
+    /// The rating.
+    pub rating: RatingInfo,
+    /// Finished games played, rated or not.
+    pub games: u64,
+    /// Of those, the games won.
+    pub wins: u64,
+    /// A page of the player's finished games in listed rooms, newest first (`offset`
+    /// and `limit` of the query), each as `GET /api/games/{id}` shows it.
+    pub recent: Vec<GameSummary>,
+}
+
+/// One row of the leaderboard.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct LeaderboardEntry {
+    /// The place on the board (1 is first; players with equal ratings share it).
+    pub rank: u64,
+    /// The player's id.
+    pub id: Uuid,
+    /// Display name.
+    pub name: String,
+    /// The rating.
+    pub rating: RatingInfo,
+    /// Rated games won.
+    pub wins: u64,
+}
+
+/// `GET /api/leaderboard` answer: a page of the players with a rated game, best
+/// first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Leaderboard {
+    /// The page.
+    pub entries: Vec<LeaderboardEntry>,
+    /// Entries skipped before the page.
+    pub offset: u64,
+    /// All the entries the query matches.
+    pub total: u64,
+}
+
+/// Query of `GET /api/players/{id}`: the page of recent games.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileQuery {
+    /// Games to skip, newest first (default 0).
+    #[serde(default)]
+    pub offset: Option<u64>,
+    /// Games in the page (default 20, at most 100).
+    #[serde(default)]
+    pub limit: Option<u64>,
+}
+
+/// Query of `GET /api/leaderboard`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeaderboardQuery {
+    /// Entries to skip (default 0).
+    #[serde(default)]
+    pub offset: Option<u64>,
+    /// Entries in the page (default 50, at most 100).
+    #[serde(default)]
+    pub limit: Option<u64>,
+    /// Also list players whose rating is still provisional (default false).
+    #[serde(default)]
+    pub provisional: Option<bool>,
 }

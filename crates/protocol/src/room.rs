@@ -79,6 +79,10 @@ pub struct RoomOptions {
     pub stand_in_secs: u32,
     /// The kind of bot that stands in for an absent person.
     pub stand_in_level: BotKind,
+    /// A rated game: its result updates the players' ratings (protocol 25.8).
+    /// Every person's seat needs a player (a session); bots play at their level's
+    /// fixed rating, and the random baseline cannot be seated.
+    pub rated: bool,
 }
 
 impl Default for RoomOptions {
@@ -92,6 +96,7 @@ impl Default for RoomOptions {
             spectators: true,
             stand_in_secs: DEFAULT_STAND_IN_SECS,
             stand_in_level: BotKind::Medium,
+            rated: false,
         }
     }
 }
@@ -289,7 +294,7 @@ mod tests {
                 "players": 4, "vp_target": 10, "map": "random", "turn_limit": 1000,
                 "turn_timer_secs": 0, "trade_timeout_secs": 60,
                 "discard_timeout_secs": 60, "listed": true, "spectators": true,
-                "stand_in_secs": 60, "stand_in_level": "medium"
+                "stand_in_secs": 60, "stand_in_level": "medium", "rated": false
             })
         );
     }

@@ -42,7 +42,8 @@ use crate::lobby::{
     GameSummary, RematchResponse, Replay, RoomList, TakeSeatRequest, TakeSeatResponse,
 };
 use crate::players::{
-    ClaimRequest, GuestRequest, PlayerInfo, RenameRequest, SessionList, SignInRequest, SignedIn,
+    ClaimRequest, GuestRequest, Leaderboard, PlayerInfo, PlayerProfile, RenameRequest, SessionList,
+    SignInRequest, SignedIn,
 };
 use crate::room::RoomInfo;
 use crate::ws::{ClientMessage, ServerMessage};
@@ -71,7 +72,7 @@ pub const CLIENT_SENT: [&str; 10] = [
 ];
 
 /// The types the server writes, by the names of their definitions.
-pub const SERVER_WRITTEN: [&str; 19] = [
+pub const SERVER_WRITTEN: [&str; 21] = [
     "ServerMessage",
     "CreateRoomResponse",
     "RoomList",
@@ -91,6 +92,8 @@ pub const SERVER_WRITTEN: [&str; 19] = [
     "PlayerInfo",
     "SignedIn",
     "SessionList",
+    "PlayerProfile",
+    "Leaderboard",
 ];
 
 /// Adds `T` to `generator`'s definitions, checking that it is named `name`.
@@ -145,6 +148,8 @@ fn server_definitions() -> Map<String, Value> {
     add::<PlayerInfo>(&mut g, SERVER_WRITTEN[16]);
     add::<SignedIn>(&mut g, SERVER_WRITTEN[17]);
     add::<SessionList>(&mut g, SERVER_WRITTEN[18]);
+    add::<PlayerProfile>(&mut g, SERVER_WRITTEN[19]);
+    add::<Leaderboard>(&mut g, SERVER_WRITTEN[20]);
     g.take_definitions(true)
 }
 

@@ -21,6 +21,9 @@ pub fn main() -> ExitCode {
         return healthcheck(config.listen.bind, Duration::from_secs(timeout_secs));
     }
     init_logging(config.log_format);
+    if let Some(Command::Ratings { write }) = config.command {
+        return ratings(&config, write);
+    }
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(r) => r,
         Err(e) => {
@@ -54,6 +57,50 @@ fn init_logging(format: LogFormat) {
 /// set to anything but the empty string (no-color.org).
 fn colour(no_color: Option<std::ffi::OsString>) -> bool {
     std::io::stderr().is_terminal() && no_color.is_none_or(|v| v.is_empty())
+}
+
+/// `catan-server ratings [--write]`: recomputes every rating from the stored games
+/// (`SqlStore::recompute_ratings`) and says what differs.
+fn ratings(config: &Config, write: bool) -> ExitCode {
+    let run = async {
+        let url = config.store.database_connect_url()?;
+        let store =
+            crate::store::SqlStore::connect(secrecy::ExposeSecret::expose_secret(&url)).await?;
+        Ok::<_, Box<dyn std::error::Error>>(store.recompute_ratings(write).await?)
+    };
+    let found = match tokio::runtime::Runtime::new().map(|r| r.block_on(run)) {
+        Ok(Ok(found)) => found,
+        Ok(Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    for (id, stored, again) in &found.differ {
+        println!(
+            "differs: player {id}: stored mu {} sigma {}, recomputed mu {} sigma {}",
+            stored.mu, stored.sigma, again.mu, again.sigma
+        );
+    }
+    let verdict = match (found.differ.is_empty(), write) {
+        (true, _) => "every stored rating equals its recomputation",
+        (false, true) => "the recomputed ratings were written",
+        (false, false) => "some stored ratings differ (rerun with --write to replace them)",
+    };
+    println!(
+        "{} rated games, {} rated players, {} differing: {verdict}",
+        found.games,
+        found.players,
+        found.differ.len()
+    );
+    if found.differ.is_empty() || write {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }
 
 /// Binds `--bind` and serves until Ctrl-C or SIGTERM.

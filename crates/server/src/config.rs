@@ -91,6 +91,16 @@ pub enum Command {
         #[arg(long, default_value_t = 3)]
         timeout_secs: u64,
     },
+    /// Recomputes every player's rating from the stored rated games, in the order
+    /// their updates were made, and compares it with the rating stored (the same to
+    /// the last bit when nothing was lost or changed by hand). Prints one line per
+    /// player that differs; exits 0 when none does, 1 otherwise. With `--write`,
+    /// the recomputed ratings replace the stored ones (stop the server first).
+    Ratings {
+        /// Write the recomputed ratings (and rated games and wins).
+        #[arg(long)]
+        write: bool,
+    },
 }
 
 impl Config {

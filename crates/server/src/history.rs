@@ -15,7 +15,7 @@ use crate::error::{ApiError, ApiQuery, LobbyError};
 use crate::store::{GameQuery, GameRecord, PlayerRecord, StoreError};
 
 /// A stored game as the wire shows it: the seed and salt only once finished.
-fn summary(r: &GameRecord) -> GameSummary {
+pub(crate) fn summary(r: &GameRecord) -> GameSummary {
     let done = r.finished.is_some();
     GameSummary {
         id: r.game.id,
@@ -31,7 +31,7 @@ fn summary(r: &GameRecord) -> GameSummary {
     }
 }
 
-fn store_down(e: &StoreError) -> LobbyError {
+pub(crate) fn store_down(e: &StoreError) -> LobbyError {
     tracing::warn!(error = %e, "store error");
     LobbyError::StoreUnavailable
 }
@@ -45,6 +45,7 @@ pub async fn list_games(
     let page = q.page.unwrap_or(1).max(1);
     let query = GameQuery {
         player: q.player,
+        player_id: None,
         offset: (page - 1) * per_page,
         limit: per_page,
     };

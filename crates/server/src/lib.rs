@@ -264,6 +264,8 @@ pub fn app(state: AppState) -> Router {
         .route("/api/rooms/{id}/rematch", post(lobby::rematch))
         .route("/api/rooms/{id}/ws", get(lobby::websocket))
         .route("/api/guests", post(players::api::create_guest))
+        .route("/api/players/{id}", get(players::ratings::profile))
+        .route("/api/leaderboard", get(players::ratings::leaderboard))
         .route(
             "/api/me",
             get(players::api::me).delete(players::api::delete_me),

@@ -126,6 +126,8 @@ __all__ = [
     "HistoryActions",
     "HistoryChat",
     "KickRequest",
+    "Leaderboard",
+    "LeaderboardEntry",
     "Lost",
     "Map",
     "MapKind",
@@ -142,11 +144,14 @@ __all__ = [
     "PhaseRoadBuilding",
     "PhaseSetup",
     "PlayerInfo",
+    "PlayerProfile",
     "PlayerResult",
     "PlayerView",
     "PointsBySource",
     "Position",
     "PrivateView",
+    "RatingChange",
+    "RatingInfo",
     "RematchResponse",
     "RenameRequest",
     "Replay",
@@ -675,6 +680,12 @@ class RoomOptions(TypedDict):
     """Random or beginner map (R-2.4; default random)."""
     players: int
     """Number of seats, 3 or 4 (default 4)."""
+    rated: bool
+    """
+    A rated game: its result updates the players' ratings (protocol 25.8).
+    Every person's seat needs a player (a session); bots play at their level's
+    fixed rating, and the random baseline cannot be seated.
+    """
     spectators: bool
     """Spectators allowed."""
     stand_in_level: BotKind
@@ -1857,6 +1868,8 @@ class CreateRoomRequest(TypedDict):
     """`random` (default) or `beginner`."""
     players: NotRequired[int | None]
     """3 or 4 (default 4)."""
+    rated: NotRequired[bool | None]
+    """A rated game (default false; protocol 25.8)."""
     spectators: NotRequired[bool | None]
     """Spectators may watch (default true)."""
     stand_in_level: NotRequired[BotKind | None]
@@ -1907,6 +1920,18 @@ class ErrorBody(TypedDict):
 GameStatus = Literal["playing", "finished", "abandoned"]
 
 
+class RatingChange(TypedDict):
+    """What a rated game did to a seat's rating, as shown (protocol 25.8)."""
+    after: int
+    """The rating shown after it (the same for a bot, whose rating is fixed)."""
+    before: int
+    """The rating shown before the game."""
+    place: int
+    """The seat's place in the final order (1 is first; ties share a place)."""
+    provisional: bool
+    """Whether the rating after the game is still provisional."""
+
+
 class PlayerResult(TypedDict):
     """A seat of a stored game, with its result once finished."""
     bot: BotKind | None
@@ -1915,6 +1940,17 @@ class PlayerResult(TypedDict):
     """Final victory points, once finished."""
     name: str
     """Display name."""
+    player_id: NotRequired[str | None]
+    """
+    The player whose seat it was (protocol 25.7): a person's player, or a bot
+    level's identity; absent for a seat taken without a player and in games
+    stored before players existed.
+    """
+    rating: NotRequired[RatingChange | None]
+    """
+    What a finished rated game did to the seat's rating (protocol 25.8); absent
+    otherwise.
+    """
     seat: Seat
     """The seat."""
     vp_cards: int | None
@@ -1997,6 +2033,46 @@ class KickRequest(TypedDict):
     """
 
 
+class RatingInfo(TypedDict):
+    """
+    A rating as shown (protocol 25.8): the conservative figure, whether it is still
+    provisional, and the rated games behind it.
+    """
+    games: int
+    """Rated games played."""
+    provisional: bool
+    """Whether it is still too uncertain to mean much (few rated games)."""
+    value: int
+    """The rating shown (a new player's is 1000)."""
+
+
+class LeaderboardEntry(TypedDict):
+    """One row of the leaderboard."""
+    id: str
+    """The player's id."""
+    name: str
+    """Display name."""
+    rank: int
+    """The place on the board (1 is first; players with equal ratings share it)."""
+    rating: RatingInfo
+    """The rating."""
+    wins: int
+    """Rated games won."""
+
+
+class Leaderboard(TypedDict):
+    """
+    `GET /api/leaderboard` answer: a page of the players with a rated game, best
+    first.
+    """
+    entries: list[LeaderboardEntry]
+    """The page."""
+    offset: int
+    """Entries skipped before the page."""
+    total: int
+    """All the entries the query matches."""
+
+
 class PlayerInfo(TypedDict):
     """A player as they see themselves (`GET /api/me`)."""
     account: bool
@@ -2007,6 +2083,29 @@ class PlayerInfo(TypedDict):
     """The player's id."""
     name: str
     """Display name."""
+
+
+class PlayerProfile(TypedDict):
+    """A player as anyone may see them (`GET /api/players/{id}`)."""
+    account: bool
+    """Whether the player claimed an account."""
+    bot: NotRequired[BotKind | None]
+    """The level, for a built-in bot's identity (its rating is fixed)."""
+    games: int
+    """Finished games played, rated or not."""
+    id: str
+    """The player's id."""
+    name: str
+    """Display name ("deleted player" once deleted)."""
+    rating: RatingInfo
+    """The rating."""
+    recent: list[GameSummary]
+    """
+    A page of the player's finished games in listed rooms, newest first (`offset`
+    and `limit` of the query), each as `GET /api/games/{id}` shows it.
+    """
+    wins: int
+    """Of those, the games won."""
 
 
 class RematchResponse(TypedDict):

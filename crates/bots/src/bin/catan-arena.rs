@@ -4,6 +4,7 @@
 //! ```text
 //! catan-arena --games 2000 --bots medium,easy,easy,easy --seed 1
 //! catan-arena --games 200 --bots hard,medium,medium,medium --hard-ms 20 --json
+//! catan-arena --games 600 --bots easy,medium,hard --hard-ms 0 --ratings
 //! ```
 //!
 //! Each kind's win share is printed with its 95% confidence interval (normal
@@ -72,6 +73,12 @@ struct Args {
     /// Print one JSON object on stdout instead of text.
     #[arg(long)]
     json: bool,
+    /// Also rate each lineup entry as the server rates players (catan-ratings:
+    /// Weng-Lin over each game's final order, every entry from a new player's
+    /// rating, the games in order) and print each entry's mean and uncertainty:
+    /// the calibration of the bots' fixed ratings (lineup of distinct levels).
+    #[arg(long)]
+    ratings: bool,
     /// The hard level's time per searched decision, in milliseconds (0: only the
     /// playout caps limit it, so a run is reproducible).
     #[arg(long, value_name = "MS", default_value_t = Budget::DEFAULT_TIME.as_millis() as u64)]
@@ -210,6 +217,9 @@ fn main() -> ExitCode {
     let (tally, times) = run(&args, options);
     let secs = started.elapsed().as_secs_f64();
     report(&args, &tally, &times, secs);
+    if args.ratings {
+        print_ratings(&args.lineup, &tally);
+    }
     for e in tally.errors.iter().take(10) {
         eprintln!("catan-arena: {e}");
     }
@@ -217,6 +227,36 @@ fn main() -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// Rates the lineup's entries through the run's finished games in order and prints
+/// each one's final rating, and its mean relative to the medium level's when the
+/// lineup has one (the figures `catan_ratings::bot_skill` is calibrated from).
+fn print_ratings(lineup: &[BotKind], tally: &Tally) {
+    use catan_ratings::{Ledger, Participant};
+    let mut ledger = Ledger::default();
+    for (_, places) in &tally.places {
+        let seats: Vec<(Participant<usize>, u8)> = places
+            .iter()
+            .enumerate()
+            .map(|(entry, &place)| (Participant::Player(entry), place))
+            .collect();
+        ledger.apply(&seats);
+    }
+    let medium = lineup.iter().position(|&k| k == BotKind::Medium);
+    let anchor = medium.map(|m| ledger.skill(&m).mu);
+    println!(
+        "ratings over {} finished games, in order:",
+        tally.places.len()
+    );
+    for (entry, kind) in lineup.iter().enumerate() {
+        let s = ledger.skill(&entry);
+        let relative = anchor.map_or(String::new(), |a| format!(", mu - medium {:+.3}", s.mu - a));
+        println!(
+            "  entry {entry} ({kind}): mu {:.3}, sigma {:.3}{relative}",
+            s.mu, s.sigma
+        );
     }
 }
 

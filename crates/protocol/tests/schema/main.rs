@@ -330,6 +330,8 @@ fn play_and_validate(options: RoomOptions, seed: u64) {
                 bot: None,
                 final_vp: Some(s.points),
                 vp_cards: Some(s.vp_cards),
+                player_id: None,
+                rating: None,
             })
             .collect(),
         seed_commitment: "ab".repeat(32),

@@ -9,9 +9,12 @@
 //!   sign-in limits), and [`PlayersConfig`].
 //! - [`api`]: the HTTP handlers and the [`api::Me`] extractor.
 //! - [`password`]: Argon2id hashing and verification off the async threads.
+//! - [`ratings`]: profiles and the leaderboard (the ratings themselves are kept
+//!   by the store, updated with each rated result: `crate::store`).
 
 pub mod api;
 pub mod password;
+pub mod ratings;
 
 use std::net::IpAddr;
 use std::sync::Arc;

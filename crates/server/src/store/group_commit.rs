@@ -242,23 +242,27 @@ impl Dialect {
     fn insert_sql(self, fenced: bool) -> &'static str {
         match (self, fenced) {
             (Dialect::Sqlite, _) => {
-                "INSERT INTO game_actions (game_id, seq, room_seq, seat, action, created_at) \
+                "INSERT INTO game_actions (game_id, seq, room_seq, seat, action, created_at, \
+                 stand_in) \
                  SELECT json_extract(value, '$.game_id'), json_extract(value, '$.seq'), \
                  json_extract(value, '$.room_seq'), json_extract(value, '$.seat'), \
-                 json_extract(value, '$.action'), json_extract(value, '$.created_at') \
+                 json_extract(value, '$.action'), json_extract(value, '$.created_at'), \
+                 json_extract(value, '$.stand_in') \
                  FROM json_each($1)"
             }
             (Dialect::Postgres, false) => {
-                "INSERT INTO game_actions (game_id, seq, room_seq, seat, action, created_at) \
-                 SELECT game_id, seq, room_seq, seat, action, created_at \
+                "INSERT INTO game_actions (game_id, seq, room_seq, seat, action, created_at, \
+                 stand_in) \
+                 SELECT game_id, seq, room_seq, seat, action, created_at, stand_in \
                  FROM json_to_recordset($1::json) AS r(game_id TEXT, seq BIGINT, \
-                 room_seq BIGINT, seat BIGINT, action TEXT, created_at BIGINT)"
+                 room_seq BIGINT, seat BIGINT, action TEXT, created_at BIGINT, stand_in BIGINT)"
             }
             (Dialect::Postgres, true) => {
-                "INSERT INTO game_actions (game_id, seq, room_seq, seat, action, created_at) \
-                 SELECT r.game_id, r.seq, r.room_seq, r.seat, r.action, r.created_at \
+                "INSERT INTO game_actions (game_id, seq, room_seq, seat, action, created_at, \
+                 stand_in) \
+                 SELECT r.game_id, r.seq, r.room_seq, r.seat, r.action, r.created_at, r.stand_in \
                  FROM json_to_recordset($1::json) AS r(game_id TEXT, seq BIGINT, \
-                 room_seq BIGINT, seat BIGINT, action TEXT, created_at BIGINT, \
+                 room_seq BIGINT, seat BIGINT, action TEXT, created_at BIGINT, stand_in BIGINT, \
                  owner TEXT, epoch BIGINT) \
                  WHERE EXISTS (SELECT 1 FROM room_leases l WHERE l.room_id = r.game_id \
                  AND l.owner = r.owner AND l.epoch = r.epoch FOR SHARE) \
@@ -278,6 +282,8 @@ struct Row<'a> {
     /// The action as JSON text, as the column stores it.
     action: String,
     created_at: i64,
+    /// 1 when a stand-in took the action, else 0.
+    stand_in: i64,
     /// In a cluster: this instance, and the epoch of the room's lease it holds.
     #[serde(skip_serializing_if = "Option::is_none")]
     owner: Option<&'a str>,
@@ -323,6 +329,7 @@ async fn write(
                 seat: r.seat.map(|s| s.0),
                 action: serde_json::to_string(&r.action)?,
                 created_at: to_i64(r.at),
+                stand_in: i64::from(r.stand_in),
                 owner: fence.map(Fence::owner),
                 epoch: fence.map(|f| f.epoch(a.game)),
             })

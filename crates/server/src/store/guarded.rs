@@ -16,8 +16,8 @@ use tracing::debug;
 use uuid::Uuid;
 
 use super::{
-    ActionRecord, Claim, Finish, GameQuery, GameRecord, LobbyRecord, NewGame, PlayerRow,
-    SessionRow, Store, StoreError, retry,
+    ActionRecord, Claim, Finish, GameQuery, GameRecord, LeaderRow, LobbyRecord, NewGame, PlayerRow,
+    PlayerStats, SessionRow, Store, StoreError, retry,
 };
 use crate::metrics::Metrics;
 
@@ -255,6 +255,23 @@ impl Store for Guarded {
         self.write("end_sessions", Some(retry::brief()), || {
             self.inner.end_sessions(player)
         })
+        .await
+    }
+    async fn player_stats(&self, id: Uuid) -> Result<Option<PlayerStats>, StoreError> {
+        self.read("player_stats", self.limit, self.inner.player_stats(id))
+            .await
+    }
+    async fn leaderboard(
+        &self,
+        offset: u64,
+        limit: u64,
+        provisional: bool,
+    ) -> Result<(Vec<(u64, LeaderRow)>, u64), StoreError> {
+        self.read(
+            "leaderboard",
+            self.limit,
+            self.inner.leaderboard(offset, limit, provisional),
+        )
         .await
     }
     async fn delete_player(&self, id: Uuid, at: u64) -> Result<(), StoreError> {

@@ -98,6 +98,7 @@ impl SqlStore {
                             final_vp: None,
                             vp_cards: None,
                             player_id: s.player_id,
+                            rating: None,
                         })
                     })
                     .collect::<Result<Vec<_>, StoreError>>()?;

@@ -4,12 +4,14 @@
 
 mod config;
 mod fence;
+mod games;
 mod group_commit;
 mod guarded;
 mod leases;
 mod lobbies;
 mod options;
 mod players;
+mod ratings;
 pub mod retry;
 mod single;
 mod sql;
@@ -27,6 +29,7 @@ pub use leases::Leases;
 
 pub use options::StoredOptions;
 pub use players::DELETED_NAME;
+pub use ratings::{LeaderRow, PlayerStats, Recomputed, bot_of_player_id, bot_player_id};
 pub use retry::connect_at_start;
 pub use single::{LockError, SqliteLock, lock as lock_sqlite};
 pub use sql::SqlStore;
@@ -150,7 +153,7 @@ fn database_code(code: &str, sqlite: bool) -> Code {
 }
 
 /// A seat as stored (a row of `game_players`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PlayerRecord {
     /// The seat.
     pub seat: Seat,
@@ -165,9 +168,12 @@ pub struct PlayerRecord {
     /// Victory Point cards revealed at the end.
     pub vp_cards: Option<u8>,
     /// The player (protocol section 25) whose seat it was, when a signed-in person
-    /// took it; `None` for bots, for seats taken without a session, and in games
-    /// stored before players existed.
+    /// took it, or a built-in bot level's identity ([`bot_player_id`]); `None` for
+    /// seats taken without a session, and in games stored before players existed.
     pub player_id: Option<Uuid>,
+    /// What the game did to the seat's rating, in a finished rated game (as read
+    /// back; not written through this field).
+    pub rating: Option<RatingChange>,
 }
 
 impl PlayerRecord {
@@ -180,12 +186,19 @@ impl PlayerRecord {
             bot: self.bot,
             final_vp: self.final_vp,
             vp_cards: self.vp_cards,
+            player_id: self.player_id,
+            rating: self.rating.map(|r| catan_protocol::RatingChange {
+                place: r.place,
+                before: r.before.display(),
+                after: r.after.display(),
+                provisional: r.after.provisional(),
+            }),
         }
     }
 }
 
 /// What is stored when a game starts.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct NewGame {
     /// The room's id, which is also the game's.
     pub id: Uuid,
@@ -208,7 +221,7 @@ pub struct NewGame {
 }
 
 /// A room still gathering players, as stored so that it survives a restart.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LobbyRecord {
     /// The room's id (its game's, once started).
     pub id: Uuid,
@@ -237,6 +250,11 @@ pub struct ActionRecord {
     pub action: Action,
     /// When it was accepted, Unix ms.
     pub at: u64,
+    /// Whether a stand-in bot took it for the seat's absent person (rated games
+    /// place a person it replaced too often last: `catan_ratings::Seated`).
+    /// Actions stored before this was kept read as `false`.
+    #[serde(default)]
+    pub stand_in: bool,
 }
 
 impl ActionRecord {
@@ -265,6 +283,35 @@ pub struct Finish {
     pub finished_at: u64,
     /// Everyone's final score with VP cards revealed.
     pub scores: Vec<FinalScore>,
+    /// In a rated room, every seat's place in the final order: storing the result
+    /// then updates its players' ratings in the same transaction, once
+    /// ([`Store::finish_game`]). `None` for an unrated room, and as read back (a
+    /// stored game's rating changes are its seats', [`PlayerRecord::rating`]).
+    pub rated: Option<Vec<Place>>,
+}
+
+/// A seat's place in the final order of a rated game (`catan_ratings::places`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Place {
+    /// The seat.
+    pub seat: Seat,
+    /// 1 is first; ties share a place.
+    pub place: u8,
+    /// The seat's turns.
+    pub turns: u32,
+    /// Those a stand-in bot played for its person.
+    pub stood_in: u32,
+}
+
+/// What a rated game did to a seat's rating (a row of `rating_changes`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RatingChange {
+    /// The seat's place in the final order.
+    pub place: u8,
+    /// The rating before the game.
+    pub before: catan_ratings::Skill,
+    /// The rating after it (the same for a bot's fixed rating).
+    pub after: catan_ratings::Skill,
 }
 
 /// Where a stored game stands (the `status` column).
@@ -301,7 +348,7 @@ impl From<GameStatus> for catan_protocol::GameStatus {
 }
 
 /// A stored game, with or without its log.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GameRecord {
     /// Everything stored at the start.
     pub game: NewGame,
@@ -322,6 +369,8 @@ pub struct GameRecord {
 pub struct GameQuery {
     /// Only games in which a seat had this display name.
     pub player: Option<String>,
+    /// Only games in which a seat was this player's (protocol 25.7).
+    pub player_id: Option<Uuid>,
     /// Games to skip (newest first).
     pub offset: u64,
     /// At most this many.
@@ -392,7 +441,10 @@ pub trait Store: Send + Sync + 'static {
     async fn create_game(&self, game: &NewGame) -> Result<(), StoreError>;
     /// Appends one action; `(game, seq)` is unique, so a duplicate fails.
     async fn append_action(&self, game: Uuid, action: &ActionRecord) -> Result<(), StoreError>;
-    /// Marks a game finished with its results.
+    /// Marks a game that is being played finished with its results; in a rated
+    /// room ([`Finish::rated`]) its players' ratings are updated in the same
+    /// transaction. Storing a result that is stored already changes nothing (no
+    /// second rating update), so a retry after an answer that was lost is safe.
     async fn finish_game(&self, game: Uuid, finish: &Finish) -> Result<(), StoreError>;
     /// Marks a game that is still being played as abandoned (an administrator closed
     /// its room), so that it is not restored after a restart. Its log is kept.
@@ -504,6 +556,24 @@ pub trait Store: Send + Sync + 'static {
     /// Ends every session of `player`: how many there were.
     async fn end_sessions(&self, player: Uuid) -> Result<u64, StoreError> {
         let _ = player;
+        Err(keeps_no_players())
+    }
+    /// Player `id` with their rating and record; `None` if there is no such
+    /// player.
+    async fn player_stats(&self, id: Uuid) -> Result<Option<PlayerStats>, StoreError> {
+        let _ = id;
+        Err(keeps_no_players())
+    }
+    /// A page of the leaderboard (living players with a rated game, best shown
+    /// rating first; unless `provisional`, settled ratings only), each with its
+    /// place; and the number of players it holds.
+    async fn leaderboard(
+        &self,
+        offset: u64,
+        limit: u64,
+        provisional: bool,
+    ) -> Result<(Vec<(u64, LeaderRow)>, u64), StoreError> {
+        let _ = (offset, limit, provisional);
         Err(keeps_no_players())
     }
     /// Deletes player `id`: its sessions end, its name becomes [`DELETED_NAME`] on

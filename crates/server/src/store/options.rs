@@ -34,6 +34,8 @@ pub struct StoredOptions {
     pub stand_in_secs: u32,
     /// The kind of bot that stands in.
     pub stand_in_level: BotKind,
+    /// A rated game. A row written before ratings existed reads as unrated.
+    pub rated: bool,
 }
 
 impl Default for StoredOptions {
@@ -57,6 +59,7 @@ impl From<RoomOptions> for StoredOptions {
             spectators: o.spectators,
             stand_in_secs: o.stand_in_secs,
             stand_in_level: o.stand_in_level,
+            rated: o.rated,
         }
     }
 }
@@ -76,6 +79,7 @@ impl From<StoredOptions> for RoomOptions {
             spectators: o.spectators,
             stand_in_secs: o.stand_in_secs,
             stand_in_level: o.stand_in_level,
+            rated: o.rated,
         }
     }
 }
@@ -109,7 +113,7 @@ mod tests {
             )
             .replace(
                 r#""spectators":true}"#,
-                r#""spectators":true,"stand_in_secs":60,"stand_in_level":"medium"}"#,
+                r#""spectators":true,"stand_in_secs":60,"stand_in_level":"medium","rated":false}"#,
             );
         assert_eq!(
             again, with_new,
@@ -133,6 +137,7 @@ mod tests {
         let o = RoomOptions {
             stand_in_secs: 0,
             stand_in_level: BotKind::Hard,
+            rated: true,
             ..RoomOptions::default()
         };
         let row = serde_json::to_string(&StoredOptions::from(o)).unwrap();

@@ -1,21 +1,21 @@
 //! The SQL store: one implementation for PostgreSQL and SQLite through sqlx's `Any`
 //! driver, with portable queries and the migrations in `migrations/`.
 
-use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use catan_engine::Seat;
 use catan_protocol::BotKind;
-use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::any::AnyPoolOptions;
 use sqlx::{AnyPool, Row};
 use uuid::Uuid;
 
+use super::games::{GAME_COLUMNS, games_with_players, records};
 use super::group_commit::to_i64;
 use super::{
-    ActionRecord, Claim, Fence, Finish, GameQuery, GameRecord, GameStatus, LobbyRecord, NewGame,
-    PlayerRecord, PlayerRow, SessionRow, Store, StoreError, StoredOptions,
+    ActionRecord, Claim, Fence, Finish, GameQuery, GameRecord, GameStatus, LeaderRow, LobbyRecord,
+    NewGame, PlayerRow, PlayerStats, SessionRow, Store, StoreError, StoredOptions,
 };
 
 /// A store backed by a connection pool.
@@ -187,111 +187,6 @@ impl SqlStore {
     }
 }
 
-/// The player of a row of [`games_with_players`].
-fn player(r: &AnyRow) -> Result<PlayerRecord, StoreError> {
-    let bot: Option<String> = r.try_get("bot")?;
-    Ok(PlayerRecord {
-        seat: seat_of(r.try_get("seat")?)?,
-        name: r.try_get("name")?,
-        bot: bot
-            .map(|b| b.parse::<BotKind>().map_err(corrupt))
-            .transpose()?,
-        token_hash: r.try_get("token_hash")?,
-        final_vp: r
-            .try_get::<Option<i64>, _>("final_vp")?
-            .map(|v| u8::try_from(v).unwrap_or(0)),
-        vp_cards: r
-            .try_get::<Option<i64>, _>("vp_cards")?
-            .map(|v| u8::try_from(v).unwrap_or(0)),
-        player_id: r
-            .try_get::<Option<String>, _>("player_id")?
-            .map(|id| Uuid::parse_str(&id).map_err(corrupt))
-            .transpose()?,
-    })
-}
-
-/// A game as one row of [`games_with_players`] has it, with `players`.
-fn record(row: &AnyRow, players: Vec<PlayerRecord>) -> Result<GameRecord, StoreError> {
-    let id: String = row.try_get("id")?;
-    let options: String = row.try_get("options")?;
-    let seed: String = row.try_get("seed")?;
-    let finished = match row.try_get::<Option<i64>, _>("finished_at")? {
-        Some(at) => {
-            let scores: Option<String> = row.try_get("final_scores")?;
-            Some(Finish {
-                winner: row
-                    .try_get::<Option<i64>, _>("winner")?
-                    .map(seat_of)
-                    .transpose()?,
-                finished_at: to_u64(at),
-                scores: serde_json::from_str(scores.as_deref().unwrap_or("[]")).map_err(corrupt)?,
-            })
-        }
-        None => None,
-    };
-    let status = match row.try_get::<String, _>("status")?.as_str() {
-        "playing" => GameStatus::Playing,
-        "finished" => GameStatus::Finished,
-        "abandoned" => GameStatus::Abandoned,
-        other => return Err(corrupt(format!("unknown game status {other:?}"))),
-    };
-    Ok(GameRecord {
-        status,
-        game: NewGame {
-            id: Uuid::from_str(&id).map_err(corrupt)?,
-            options: serde_json::from_str::<StoredOptions>(&options)
-                .map_err(corrupt)?
-                .into(),
-            seed: seed.parse().map_err(corrupt)?,
-            seed_salt: row.try_get("seed_salt")?,
-            seed_commitment: row.try_get("seed_commitment")?,
-            host_token_hash: row.try_get("host_token_hash")?,
-            created_at: to_u64(row.try_get("created_at")?),
-            started_at: to_u64(row.try_get("started_at")?),
-            players: players.clone(),
-        },
-        finished,
-        players,
-        seq_reserved: row.try_get::<Option<i64>, _>("seq_reserved")?.map(to_u64),
-    })
-}
-
-/// Games from the rows of one [`games_with_players`] statement: one row per seat,
-/// a game's rows together, in seat order. One statement reads one consistent state
-/// of the database: a result being written is seen whole or not at all.
-fn records(rows: &[AnyRow]) -> Result<Vec<GameRecord>, StoreError> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    while start < rows.len() {
-        let id: String = rows[start].try_get("id")?;
-        let mut end = start + 1;
-        while end < rows.len() && rows[end].try_get::<String, _>("id")? == id {
-            end += 1;
-        }
-        let players = rows[start..end]
-            .iter()
-            .map(player)
-            .collect::<Result<_, _>>()?;
-        out.push(record(&rows[start], players)?);
-        start = end;
-    }
-    Ok(out)
-}
-
-/// The columns of `games` a [`GameRecord`] is read from.
-const GAME_COLUMNS: &str = "id, options, seed, seed_salt, seed_commitment, host_token_hash, \
-     status, created_at, started_at, finished_at, winner, final_scores, seq_reserved";
-
-/// Games with their players in one statement: `{games}` is a subquery of `games`
-/// (its filter, order and page), `{order}` the order of its games again (on `g`);
-/// each game's seats follow in order.
-fn games_with_players(games: &str, order: &str) -> String {
-    format!(
-        "SELECT g.*, p.seat, p.name, p.bot, p.token_hash, p.final_vp, p.vp_cards, p.player_id \
-         FROM ({games}) g JOIN game_players p ON p.game_id = g.id ORDER BY {order}, p.seat"
-    )
-}
-
 #[async_trait]
 impl Store for SqlStore {
     async fn create_game(&self, game: &NewGame) -> Result<(), StoreError> {
@@ -374,9 +269,12 @@ impl Store for SqlStore {
         let fenced = self.fence.as_ref().map_or(String::new(), |_| {
             format!(" AND {}", SqlStore::lease_held(5, 6))
         });
+        // Only a game being played: a result stored already (a retry after a lost
+        // answer, or the instance that restored the room) is not stored twice, nor
+        // its ratings updated twice.
         let sql = format!(
             "UPDATE games SET status = 'finished', finished_at = $2, winner = $3, final_scores = $4 \
-             WHERE id = $1{fenced}"
+             WHERE id = $1 AND status = 'playing'{fenced}"
         );
         let mut update = sqlx::query(&sql)
             .bind(&id)
@@ -387,7 +285,25 @@ impl Store for SqlStore {
             update = update.bind(f.owner().to_owned()).bind(f.epoch(game));
         }
         let rows = update.execute(&mut *tx).await?.rows_affected();
+        if rows == 0 {
+            let status = sqlx::query("SELECT status FROM games WHERE id = $1")
+                .bind(&id)
+                .fetch_optional(&mut *tx)
+                .await?;
+            if let Some(status) = status
+                && status.try_get::<String, _>("status")? != GameStatus::Playing.as_str()
+            {
+                tx.rollback().await?;
+                if let Some(f) = &self.fence {
+                    f.release(game);
+                }
+                return Ok(());
+            }
+        }
         self.end_lease(&mut tx, &id, rows).await?;
+        if let (Some(places), 1) = (&finish.rated, rows) {
+            self.rate_in(&mut tx, &id, places, finish.winner).await?;
+        }
         for s in &finish.scores {
             sqlx::query(
                 "UPDATE game_players SET final_vp = $3, vp_cards = $4 WHERE game_id = $1 AND seat = $2",
@@ -463,34 +379,29 @@ impl Store for SqlStore {
     /// Only listed games: an unlisted (private) room's game is reachable by its id
     /// alone.
     async fn finished_games(&self, q: &GameQuery) -> Result<Vec<GameRecord>, StoreError> {
-        let order = "finished_at DESC, id";
-        let rows = match &q.player {
-            Some(name) => {
-                let games = format!(
-                    "SELECT {GAME_COLUMNS} FROM games WHERE status = 'finished' AND listed = 1 \
-                     AND id IN (SELECT game_id FROM game_players WHERE name = $1) \
-                     ORDER BY {order} LIMIT $2 OFFSET $3"
-                );
-                sqlx::query(&games_with_players(&games, "g.finished_at DESC, g.id"))
-                    .bind(name)
-                    .bind(to_i64(q.limit))
-                    .bind(to_i64(q.offset))
-                    .fetch_all(&self.pool)
-                    .await?
-            }
-            None => {
-                let games = format!(
-                    "SELECT {GAME_COLUMNS} FROM games WHERE status = 'finished' AND listed = 1 \
-                     ORDER BY {order} LIMIT $1 OFFSET $2"
-                );
-                sqlx::query(&games_with_players(&games, "g.finished_at DESC, g.id"))
-                    .bind(to_i64(q.limit))
-                    .bind(to_i64(q.offset))
-                    .fetch_all(&self.pool)
-                    .await?
-            }
+        let (filter, by) = match (q.player_id, &q.player) {
+            (Some(id), _) => (
+                " AND id IN (SELECT game_id FROM game_players WHERE player_id = $3)",
+                Some(id.to_string()),
+            ),
+            (None, Some(name)) => (
+                " AND id IN (SELECT game_id FROM game_players WHERE name = $3)",
+                Some(name.clone()),
+            ),
+            (None, None) => ("", None),
         };
-        records(&rows)
+        let games = format!(
+            "SELECT {GAME_COLUMNS} FROM games WHERE status = 'finished' AND listed = 1{filter} \
+             ORDER BY finished_at DESC, id LIMIT $1 OFFSET $2"
+        );
+        let sql = games_with_players(&games, "g.finished_at DESC, g.id");
+        let mut query = sqlx::query(&sql)
+            .bind(to_i64(q.limit))
+            .bind(to_i64(q.offset));
+        if let Some(by) = by {
+            query = query.bind(by);
+        }
+        records(&query.fetch_all(&self.pool).await?)
     }
 
     async fn game(&self, id: Uuid) -> Result<GameRecord, StoreError> {
@@ -506,7 +417,7 @@ impl Store for SqlStore {
 
     async fn actions(&self, id: Uuid) -> Result<Vec<ActionRecord>, StoreError> {
         let rows = sqlx::query(
-            "SELECT seq, room_seq, seat, action, created_at FROM game_actions \
+            "SELECT seq, room_seq, seat, action, created_at, stand_in FROM game_actions \
              WHERE game_id = $1 ORDER BY seq",
         )
         .bind(id.to_string())
@@ -524,6 +435,7 @@ impl Store for SqlStore {
                         .transpose()?,
                     action: serde_json::from_str(&action).map_err(corrupt)?,
                     at: to_u64(r.try_get("created_at")?),
+                    stand_in: r.try_get::<i64, _>("stand_in")? != 0,
                 })
             })
             .collect()
@@ -598,5 +510,16 @@ impl Store for SqlStore {
     }
     async fn delete_player(&self, id: Uuid, at: u64) -> Result<(), StoreError> {
         self.erase_player(id, at).await
+    }
+    async fn player_stats(&self, id: Uuid) -> Result<Option<PlayerStats>, StoreError> {
+        self.select_player_stats(id).await
+    }
+    async fn leaderboard(
+        &self,
+        offset: u64,
+        limit: u64,
+        provisional: bool,
+    ) -> Result<(Vec<(u64, LeaderRow)>, u64), StoreError> {
+        self.select_leaderboard(offset, limit, provisional).await
     }
 }

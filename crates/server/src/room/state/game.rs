@@ -7,7 +7,8 @@ use uuid::Uuid;
 
 use super::Now;
 use super::timers::Timers;
-use crate::store::{ActionRecord, Finish};
+use crate::store::{ActionRecord, Finish, Place};
+use catan_ratings::{Seated, Turns};
 
 /// A started game and what was committed to at its start.
 #[derive(Debug, Clone)]
@@ -28,6 +29,9 @@ pub(crate) struct Match {
     /// Every action accepted and stored so far, in order, with the `seq` of the
     /// broadcast that announced it (its index is its number in the stored log).
     log: Vec<(u64, Actor, Action)>,
+    /// Each seat's turns and those a stand-in played, for the places of a rated
+    /// game (from the stored log's `stand_in` marks after a restore).
+    turns: Turns,
 }
 
 impl Match {
@@ -73,26 +77,35 @@ impl Match {
             seed_commitment,
             log: Vec::new(),
             tally: Tally::default(),
+            turns: Turns::default(),
         }
     }
 
-    /// A game restored from the store: `initial` replayed through `log` (each entry
-    /// with the number of its broadcast) is `game`, whose events were `tally`'s.
+    /// A game restored from the store: `initial` replayed through `actions` (the
+    /// stored log) is `game`, whose events were `tally`'s.
     pub(super) fn restored(
         initial: Game,
         game: Game,
         tally: Tally,
-        log: Vec<(u64, Actor, Action)>,
+        actions: &[ActionRecord],
         seed_salt: String,
         seed_commitment: String,
     ) -> Match {
+        let mut turns = Turns::default();
+        for a in actions {
+            turns.record(a.seat, &a.action, a.stand_in);
+        }
         Match {
             game,
             seed_salt,
             seed_commitment,
             tally,
             initial,
-            log,
+            log: actions
+                .iter()
+                .map(|a| (a.room_seq, a.actor(), a.action))
+                .collect(),
+            turns,
         }
     }
 
@@ -117,6 +130,59 @@ impl Match {
         self.game = game;
         self.tally.record(events);
         self.log.push((room_seq, record.actor(), record.action));
+        self.turns
+            .record(record.seat, &record.action, record.stand_in);
+    }
+
+    /// The result of `game` (this match's game, or the game after `staged`, an
+    /// action not committed yet) if it is over, finished at `at` (Unix ms); in a
+    /// rated room with every seat's place.
+    pub(super) fn finish_of(
+        &self,
+        game: &Game,
+        staged: Option<&ActionRecord>,
+        at: u64,
+        rated: bool,
+    ) -> Option<Finish> {
+        if !game.is_over() {
+            return None;
+        }
+        let scores = game.final_scores();
+        let rated = rated.then(|| {
+            let mut turns = self.turns.clone();
+            if let Some(a) = staged {
+                turns.record(a.seat, &a.action, a.stand_in);
+            }
+            let seated: Vec<Seated> = scores
+                .iter()
+                .map(|s| {
+                    let (played, stood_in) = turns.of(s.seat);
+                    Seated {
+                        seat: s.seat,
+                        points: s.points,
+                        turns: played,
+                        stood_in,
+                    }
+                })
+                .collect();
+            let places = catan_ratings::places(game.winner(), &seated);
+            seated
+                .iter()
+                .zip(places)
+                .map(|(s, place)| Place {
+                    seat: s.seat,
+                    place,
+                    turns: s.turns,
+                    stood_in: s.stood_in,
+                })
+                .collect()
+        });
+        Some(Finish {
+            winner: game.winner(),
+            finished_at: at,
+            scores,
+            rated,
+        })
     }
 
     /// The result of the game as broadcast at its end, numbered `seq`: the seed and
@@ -244,11 +310,16 @@ impl Stage {
     /// Ends a game in progress that is over: the stage moves to
     /// finished with its `game_over`, numbered `seq`. The result, or nothing when no
     /// game in progress is over.
-    pub(super) fn finish(&mut self, seq: u64, at: u64) -> Option<(Finish, GameOverInfo)> {
+    pub(super) fn finish(
+        &mut self,
+        seq: u64,
+        at: u64,
+        rated: bool,
+    ) -> Option<(Finish, GameOverInfo)> {
         let Stage::Playing { game: m, .. } = self else {
             return None;
         };
-        let finish = finish_of(&m.game, at)?;
+        let finish = m.finish_of(&m.game, None, at, rated)?;
         let over = m.over(seq, &finish);
         let Stage::Playing { game, .. } = std::mem::replace(self, Stage::Lobby) else {
             unreachable!("the stage was just matched as playing")
@@ -283,13 +354,4 @@ impl Stage {
             *rematch = Some(id);
         }
     }
-}
-
-/// The result of `game` if it is over, finished at `at` (Unix ms).
-pub(super) fn finish_of(game: &Game, at: u64) -> Option<Finish> {
-    game.is_over().then(|| Finish {
-        winner: game.winner(),
-        finished_at: at,
-        scores: game.final_scores(),
-    })
 }

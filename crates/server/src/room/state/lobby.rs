@@ -52,10 +52,13 @@ impl Room {
     }
 
     /// [`Room::take_seat`] for a signed-in person: the seat is linked to `player`
-    /// (protocol section 25), and the link is stored with the game.
+    /// (protocol section 25), and the link is stored with the game. A bot's seat is
+    /// linked to its level's identity ([`crate::store::bot_player_id`]).
     ///
     /// # Errors
-    /// As [`Room::take_seat`].
+    /// As [`Room::take_seat`]; in a rated room also `NotSignedIn` for a person
+    /// without a player, `AlreadySeated` for a player seated here already, and
+    /// `BotNotRated` for the random baseline (protocol 25.8).
     pub(crate) fn take_seat_as(
         &mut self,
         name: &str,
@@ -67,6 +70,22 @@ impl Room {
             return Err(LobbyError::AlreadyStarted);
         }
         let name = catan_protocol::text::clean_name(name).map_err(|_| LobbyError::InvalidName)?;
+        let player = match bot {
+            Some(kind) => Some(crate::store::bot_player_id(kind)),
+            None => player,
+        };
+        if self.options.rated {
+            match (bot, player) {
+                (Some(kind), _) if catan_ratings::bot_skill(kind).is_none() => {
+                    return Err(LobbyError::BotNotRated);
+                }
+                (None, None) => return Err(LobbyError::NotSignedIn),
+                (None, Some(p)) if self.seats.has_player(p) => {
+                    return Err(LobbyError::AlreadySeated);
+                }
+                _ => {}
+            }
+        }
         let seat = match seat {
             Some(s) if !self.seats.exists(s) => return Err(LobbyError::NoSuchSeat),
             Some(s) if !self.seats.is_free(s) => return Err(LobbyError::SeatTaken),

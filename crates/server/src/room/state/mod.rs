@@ -284,15 +284,11 @@ impl Room {
             timers.follow(&game, &g.options, now);
         }
         metrics.room_moved(None, Some(RoomStatus::Playing));
-        let log = actions
-            .iter()
-            .map(|a| (a.room_seq, a.actor(), a.action))
-            .collect();
         let m = Match::restored(
             initial,
             game,
             tally,
-            log,
+            actions,
             g.seed_salt.clone(),
             g.seed_commitment.clone(),
         );

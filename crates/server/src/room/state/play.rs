@@ -9,7 +9,6 @@
 use catan_engine::{Action, ActionError, Actor, Event, Game, Seat};
 use tracing::info;
 
-use super::game::finish_of;
 use super::{ConnId, Match, Room, Stage, Timer};
 use crate::store::{ActionRecord, Finish};
 use catan_protocol::{ClientMessage, ErrorCode, MAX_REQUEST_ID_BYTES, RoomStatus, ServerMessage};
@@ -204,6 +203,10 @@ impl Room {
             },
             action,
             at: self.now().unix_ms,
+            stand_in: request
+                .as_ref()
+                .and_then(|(conn, _)| self.conns.get(*conn))
+                .is_some_and(|c| c.stand_in),
         };
         Ok(Staged {
             record,
@@ -229,7 +232,13 @@ impl Room {
     /// the task stores it before it commits the action, so that the
     /// history API has it by the time anyone hears `game_over`.
     pub(crate) fn result_of(&self, staged: &Staged) -> Option<Finish> {
-        finish_of(&staged.game, self.now().unix_ms)
+        let m = self.stage.game()?;
+        m.finish_of(
+            &staged.game,
+            Some(&staged.record),
+            self.now().unix_ms,
+            self.options.rated,
+        )
     }
 
     /// Takes a stored action into the room: the game moves on, the deadlines follow,
@@ -312,7 +321,9 @@ impl Room {
     /// the result is returned for the task to store.
     pub(super) fn finish_if_over(&mut self) -> Option<Finish> {
         let seq = self.seq() + 1;
-        let (finish, over) = self.stage.finish(seq, self.now().unix_ms)?;
+        let (finish, over) = self
+            .stage
+            .finish(seq, self.now().unix_ms, self.options.rated)?;
         if let Some(m) = self.stage.game() {
             info!(
                 winner = finish.winner.map(|w| w.0),

@@ -183,6 +183,14 @@ impl Seats {
         token
     }
 
+    /// Whether `player` has a seat here.
+    pub(super) fn has_player(&self, player: uuid::Uuid) -> bool {
+        self.seats
+            .iter()
+            .flatten()
+            .any(|t| t.player == Some(player))
+    }
+
     /// Frees `seat`: its token stops working.
     pub(super) fn free(&mut self, seat: Seat) {
         if let Some(s) = self.seats.get_mut(seat.index()) {
@@ -216,6 +224,7 @@ impl Seats {
                 final_vp: None,
                 vp_cards: None,
                 player_id: s.as_ref().and_then(|t| t.player),
+                rating: None,
             })
             .collect()
     }
