@@ -222,7 +222,7 @@ async function lobbyPage() {
         h('tr', {}, h('th', {}, t('room')), h('th', {}, t('status')), h('th', {}, t('seats')), h('th', {}, t('vp')), h('th', {}, t('opt.map'))),
         rooms.map((r) => h('tr', {},
           h('td', {}, h('a', { href: `/?room=${r.id}`, class: 'room-link', title: r.id }, names(r))),
-          h('td', {}, t(`status.${r.status}`), /** @type {any} */ (r.options).rated ? ` · ${t('rated')}` : ''),
+          h('td', {}, t(`status.${r.status}`), r.options.rated ? ` · ${t('rated')}` : ''),
           h('td', {}, `${r.seats.filter((s) => s.occupant).length}/${r.options.players}`),
           h('td', {}, r.options.vp_target),
           h('td', {}, t(`map.${r.options.map}`))))));
@@ -354,7 +354,7 @@ function onChange(kind, msg) {
   // own message is shown with it, never replaced by a generic line.
   if (kind === 'closing') closing = msg;
   // A rated game's end: the seat's rating change, once the game is stored.
-  if (st.gameOver && st.you !== null && /** @type {any} */ (st.room?.options)?.rated) askRatingChange(S.roomId, st.you);
+  if (st.gameOver && st.you !== null && st.room?.options.rated) askRatingChange(S.roomId, st.you);
   renderSoon();
 }
 
@@ -632,7 +632,7 @@ function roomPanel() {
         }, t('remove')))
         : h('td', {}))));
   return h('section', { class: 'panel' }, h('h2', {}, t('room')), h('p', {}, optionsLine(r.options)),
-    /** @type {any} */ (r.options).rated ? h('p', { id: 'rated-room', class: 'rated-note' }, icon('trophy'), t('rated_room')) : null,
+    r.options.rated ? h('p', { id: 'rated-room', class: 'rated-note' }, icon('trophy'), t('rated_room')) : null,
     h('label', { class: 'row' }, t('join_link'), ' ', h('input', { class: 'share', id: 'share-link', readonly: true, value: link, onclick: (e) => e.target.select() })),
     h('button', { id: 'copy-link', onclick: () => copyLink(link) }, t('copy_link')),
     seats);

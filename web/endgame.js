@@ -17,6 +17,9 @@ import { icon } from './icons.js';
 /** @typedef {import('./protocol').GameOverInfo} GameOverInfo */
 /** @typedef {import('./protocol').RematchResponse} RematchResponse */
 /** @typedef {import('./protocol').GameList} GameList */
+/** @typedef {import('./protocol').GameSummary} GameSummary */
+/** @typedef {import('./protocol').PlayerProfile} PlayerProfile */
+/** @typedef {import('./protocol').Leaderboard} Leaderboard */
 
 const POINT_SOURCES = /** @type {const} */ (['settlements', 'cities', 'vp_cards', 'longest_road', 'largest_army']);
 const GAINED = /** @type {const} */ (['setup', 'production', 'trades', 'maritime', 'stolen', 'year_of_plenty', 'monopoly']);
@@ -198,7 +201,7 @@ export async function askRatingChange(roomId, seat) {
   ratingAsked = roomId;
   setRating('waiting');
   for (let i = 0; i < 15; i++) {
-    /** @type {any} */
+    /** @type {GameSummary | null} */
     const g = await api('GET', `/api/games/${roomId}`).catch(() => null);
     if (g?.status === 'finished' && g.players.some((p) => p.rating)) {
       setRating(g.players.find((p) => p.seat === seat)?.rating || 'none');
@@ -405,7 +408,7 @@ const PROFILE_GAMES = 20;
  * @param {string} id @param {number} offset
  */
 export async function profilePage(id, offset = 0) {
-  /** @type {any} */
+  /** @type {PlayerProfile} */
   let p;
   try { p = await api('GET', `/api/players/${encodeURIComponent(id)}?offset=${offset}&limit=${PROFILE_GAMES}`); } catch (x) { failed(x); return; }
   document.title = t('title.profile', { name: occupantName(p) });
@@ -457,7 +460,7 @@ const LEADERBOARD_ROWS = 50;
 export async function leaderboardPage(offset = 0, provisional = false) {
   document.title = t('title.leaderboard');
   const href = (o, prov = provisional) => `/?leaderboard&offset=${o}${prov ? '&provisional=1' : ''}`;
-  /** @type {any} */
+  /** @type {Leaderboard} */
   let lb;
   try { lb = await api('GET', `/api/leaderboard?offset=${offset}&limit=${LEADERBOARD_ROWS}&provisional=${provisional}`); } catch (x) { failed(x); return; }
   const me = S.me || await loadMe();
@@ -472,7 +475,8 @@ export async function leaderboardPage(offset = 0, provisional = false) {
         h('tr', {}, h('th', {}, t('leaderboard.rank')), h('th', {}, t('player')), h('th', {}, t('rating')), h('th', {}, t('leaderboard.wins_games'))),
         lb.entries.map((e) => h('tr', { 'data-player': e.id, class: me?.id === e.id ? 'you' : undefined },
           h('td', { class: 'rank' }, e.rank),
-          h('td', {}, h('a', { href: `/?player=${e.id}`, class: 'player-link' }, occupantName(e)), e.bot ? h('small', { class: 'muted' }, ` ${t(`bot.${e.bot}`)}`) : null),
+          // (People only: bots are not listed.)
+          h('td', {}, h('a', { href: `/?player=${e.id}`, class: 'player-link' }, e.name)),
           h('td', { class: 'rating' }, ratingText(e.rating)),
           h('td', { class: 'num' }, `${e.wins}/${e.rating.games}`))))
         : h('p', { class: 'muted', id: 'leaderboard' }, t('leaderboard.empty')),
