@@ -14,7 +14,7 @@
 //   password refused in words, then signed in; the first device signs in again; the
 //   signed-in devices list shows both; one is signed out from the other, whose page
 //   then shows nobody signed in; signing out everywhere ends the rest.
-// - Rated games (once the server has ratings; `RATINGS`): a rated room refuses a seat
+// - Rated games (a server without ratings fails here): a rated room refuses a seat
 //   without a player, in words; a rated game against bots from the lobby's options
 //   (the turn timer plays the person's turns), its end screen showing the person's
 //   rating change as the stored game has it; the profile with the rating (marked
@@ -29,13 +29,6 @@ import path from 'node:path';
 import { measure } from './scenario.js';
 import { tr } from './lobby.js';
 import { closeRooms } from './phone.js';
-
-/**
- * Whether the server has ratings (GET /api/leaderboard, the profiles, rated rooms):
- * the rated part runs only then. Once it does, a server without them fails the test
- * (the probe below), it does not skip it.
- */
-export const RATINGS = false;
 
 const PASSWORD = 'correct horse battery';
 
@@ -200,8 +193,7 @@ export async function playersWhoComeBack(browser, base, out, admin) {
   await showsKind(ann, 'none');
   assert.equal((await call(ann, 'GET', '/api/me')).status, 401, 'the device signed out from the other is signed out');
 
-  let rated = null;
-  if (RATINGS) rated = await ratedGame(browser, base, out, phone, renamed, rooms);
+  const rated = await ratedGame(browser, base, out, phone, renamed, rooms);
 
   // 5. Signing out everywhere.
   await phone.goto(`${base}/?account`);
