@@ -2,7 +2,7 @@
 // build step. Pages: the lobby (`/`) and a room (`/?room=<id>`), which shows the
 // room's seats before the start and the game after it; a replay (`/?replay=<id>`);
 // the account (`/?account`), a player's profile (`/?player=<id>`) and the leaderboard
-// (`/?leaderboard`), endgame.js's. Everything on the wire goes through the kit
+// (`/?leaderboard`), players.js's. Everything on the wire goes through the kit
 // (kit.js); every visible string through i18n.js.
 
 import { loadBoard, producingTiles } from './board.js';
@@ -11,7 +11,8 @@ import { t, cardsText, refusal, language, setLanguage, LANGUAGES } from './i18n.
 import { describe } from './log.js';
 import { renderGame } from './game.js';
 import { renderModal } from './dialogs.js';
-import { accountLink, accountPage, askRatingChange, historyList, leaderboardPage, loadMe, playerFor, profilePage } from './endgame.js';
+import { askRatingChange, historyList } from './endgame.js';
+import { accountLink, accountPage, leaderboardPage, loadMe, playerFor, profilePage } from './players.js';
 import { replayPage } from './replay.js';
 import { Part } from './dom.js';
 import { installIcons, icon, brand } from './icons.js';

@@ -1,25 +1,22 @@
-// After the game and beyond one game: the end screen (winner, points by source, the
-// dice histogram, the resources gained and lost per seat, the rating change of a
-// rated game, the rematch), the lobby's list of finished games, and the players who
-// come back (protocol.md 25): who this browser is signed in as (a guest made from the
-// first name typed, no form), the account page, a player's profile and the
-// leaderboard. Every number comes from the server: the `stats` of `game_over`
-// (protocol.md 5.2.9), the stored games' ratings, nothing counted here. The seed check
-// is kept behind a disclosure.
+// After the game: the end screen (winner, points by source, the dice histogram, the
+// resources gained and lost per seat, the rating change of a rated game, the
+// rematch) and the lobby's list of finished games. Every number comes from the
+// server: the `stats` of `game_over` (protocol.md 5.2.9), the stored game's rating
+// change, nothing counted here. The seed check is kept behind a disclosure. The
+// players who come back (account, profile, leaderboard) are players.js's.
 
-import { t, refusal, language } from './i18n.js';
+import { t, refusal } from './i18n.js';
 import { api } from './kit.js';
-import { dismissGameOver, setFlash, setMe, setRating } from './state.js';
+import { dismissGameOver, setFlash, setRating } from './state.js';
 import { h, S, W, who, seatName, occupantName } from './ui.js';
 import { seatMark } from './game.js';
 import { icon } from './icons.js';
+import { provisionalMark, signed } from './players.js';
 
 /** @typedef {import('./protocol').GameOverInfo} GameOverInfo */
 /** @typedef {import('./protocol').RematchResponse} RematchResponse */
 /** @typedef {import('./protocol').GameList} GameList */
 /** @typedef {import('./protocol').GameSummary} GameSummary */
-/** @typedef {import('./protocol').PlayerProfile} PlayerProfile */
-/** @typedef {import('./protocol').Leaderboard} Leaderboard */
 
 const POINT_SOURCES = /** @type {const} */ (['settlements', 'cities', 'vp_cards', 'longest_road', 'largest_army']);
 const GAINED = /** @type {const} */ (['setup', 'production', 'trades', 'maritime', 'stolen', 'year_of_plenty', 'monopoly']);
@@ -173,8 +170,6 @@ export function historyList() {
 
 // ---------------------------------------------------------------- the rating change
 
-/** A rating change as "+32" or "−11" (0 as "±0"). @param {number} d */
-const signed = (d) => (d > 0 ? `+${d}` : d < 0 ? `−${-d}` : '±0');
 
 /** The seat's rating change on the end screen of a rated game (none for a spectator). */
 function ratingLine(room) {
@@ -210,276 +205,4 @@ export async function askRatingChange(roomId, seat) {
     await new Promise((ok) => { setTimeout(ok, 1000); });
   }
   setRating('none');
-}
-
-// ---------------------------------------------------------------- who is signed in
-
-/**
- * The mark that this browser may hold a session, set when the page made a guest or
- * signed in, cleared when the server says it holds none. The session itself is the
- * HttpOnly cookie, which the page cannot read (nor keeps anywhere): the mark only
- * spares a first visit a GET /api/me that can only answer 401.
- */
-const SIGNED_IN = 'catan.signed_in';
-/** @type {Promise<import('./protocol').PlayerInfo | null | undefined> | null} */
-let meAsked = null;
-
-/** Who is signed in now (null: nobody), as the page just learnt it. @param {any} me */
-function noteMe(me) {
-  setMe(me);
-  if (me) localStorage.setItem(SIGNED_IN, '1'); else localStorage.removeItem(SIGNED_IN);
-  meAsked = Promise.resolve(me);
-  return me;
-}
-
-/**
- * The player this browser is signed in as (GET /api/me, asked once a page): null
- * when it is none, undefined when the server could not say (then nothing is made
- * in its place).
- */
-export function loadMe() {
-  if (meAsked) return meAsked;
-  if (!localStorage.getItem(SIGNED_IN)) return (meAsked = Promise.resolve(noteMe(null)));
-  meAsked = api('GET', '/api/me').then(noteMe, (x) => (x.status === 401 ? noteMe(null) : undefined));
-  return meAsked;
-}
-
-/**
- * Guest first: the player a seat is taken as. The one signed in; else, the first
- * time the page needs a name, a guest of that name (POST /api/guests; its cookie
- * keeps it), with no form beyond the name. Null when the server keeps no players or
- * refuses: the seat is then taken without one, as before (a rated room says why).
- * @param {string} name
- */
-export async function playerFor(name) {
-  const me = await loadMe();
-  if (me !== null || !name) return me ?? null;
-  try { return noteMe((await api('POST', '/api/guests', { name })).player); } catch { return null; }
-}
-
-// ---------------------------------------------------------------- the account page
-
-/**
- * The account link in the top bar (every page but a room's, whose bar the game
- * needs): the player's name, or "Account" for nobody yet.
- */
-export function accountLink() {
-  const slot = document.getElementById('account-slot');
-  const me = S.me;
-  slot.replaceChildren(h('a', { id: 'account-link', href: '/?account', title: t('account'), 'data-kind': me ? (me.account ? 'account' : 'guest') : 'none' },
-    icon('person'), h('span', { class: 'account-name' }, me ? me.name : t('account'))));
-}
-
-/**
- * "Firefox · Linux" from a session's label (a User-Agent): the browser where the
- * label names it (it is cut at 80 characters, often before the browser's word), the
- * system; else the label as it is.
- * @param {string} label
- */
-function deviceName(label) {
-  /** @param {[string, RegExp][]} names */
-  const first = (names) => names.find(([, re]) => re.test(label))?.[0];
-  const browser = first([['Edge', /Edg\//], ['Firefox', /Firefox\//], ['Chrome', /Chrome\/|CriOS/], ['Safari', /Safari\//]]);
-  const system = first([['Android', /Android/], ['iPhone', /iPhone/], ['iPad', /iPad/], ['Windows', /Windows/], ['macOS', /Mac OS X/], ['Linux', /Linux|X11/]]);
-  return system ? [browser, system].filter(Boolean).join(' · ') : label;
-}
-
-const when = (ms) => new Date(ms).toLocaleString(language(), { dateStyle: 'medium', timeStyle: 'short' });
-const day = (ms) => new Date(ms).toLocaleDateString(language(), { dateStyle: 'medium' });
-
-/** A link one taps (44 px), with an icon. */
-const navLink = (id, href, iconName, text) => h('a', { id, href, class: 'nav-link' }, icon(iconName), text);
-
-/**
- * A form of labelled fields whose submit calls `send(values)`: its button disabled
- * meanwhile, a refusal shown under it in words (the code's translation).
- * @param {string} id
- * @param {[string, string, Record<string, any>][]} fields name, label, the input's attributes
- * @param {string} label the button's
- * @param {(values: Record<string, string>) => Promise<void>} send
- */
-function accountForm(id, fields, label, send) {
-  const err = h('p', { class: 'error', id: `${id}-error`, role: 'alert' });
-  const button = /** @type {HTMLButtonElement} */ (h('button', { type: 'submit', class: 'primary', id: `${id}-submit` }, label));
-  const form = h('form', { id, class: 'account-form' },
-    fields.map(([name, text, attrs]) => h('label', { class: 'field' }, h('span', {}, text),
-      h('input', { id: `${id}-${name}`, name, maxlength: 128, ...attrs }))),
-    button, err);
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    const values = Object.fromEntries(fields.map(([name]) => [name, /** @type {HTMLInputElement} */ (form.querySelector(`[name="${name}"]`)).value]));
-    button.disabled = true;
-    err.textContent = '';
-    try { await send(values); } catch (x) { err.textContent = refusal(x); button.disabled = false; }
-  });
-  return form;
-}
-
-/**
- * The account page (`/?account`): who this browser is signed in as, a guest or an
- * account; renaming; claiming an account (a guest); signing in (a guest's browser or
- * a new device); the signed-in devices, each signed out on its own, and signing out
- * here or everywhere.
- */
-export async function accountPage() {
-  document.title = t('title.account');
-  const $app = document.getElementById('app');
-  /** The outcome of the last thing done, said at the top (good news, or a refusal). */
-  let said = { text: '', ok: true };
-  const done = async (text, ok = true) => { said = { text, ok }; accountLink(); await draw(); };
-  async function draw() {
-    const me = await loadMe();
-    /** @type {import('./protocol').SessionInfo[]} */
-    let sessions = [];
-    if (me) {
-      try { sessions = (await api('GET', '/api/sessions')).sessions; } catch (x) { if (x.status === 401) { noteMe(null); return draw(); } }
-    }
-    const signOut = async (path) => { await api('DELETE', path); noteMe(null); await done(t('account.signed_out')); };
-    /** @type {[string, string, Record<string, any>]} */
-    const name = ['name', t('account.name'), { value: me?.name || '', autocomplete: 'username', maxlength: 32 }];
-    /** @type {[string, string, Record<string, any>]} */
-    const password = ['password', t('account.password'), { type: 'password', autocomplete: 'current-password', value: '' }];
-    const who = me
-      ? [h('p', { id: 'me-line', class: 'me-line', 'data-kind': me.account ? 'account' : 'guest' }, icon('person'), h('b', { id: 'me-name' }, me.name),
-        h('span', { class: 'kind' }, t(me.account ? 'account.kind_account' : 'account.kind_guest'))),
-        h('p', { class: 'muted' }, t(me.account ? 'account.account_about' : 'account.guest_about')),
-        h('p', { class: 'row' }, navLink('my-profile', `/?player=${me.id}`, 'person', t('my_profile')), navLink('leaderboard-link', '/?leaderboard', 'trophy', t('leaderboard')))]
-      : [h('p', { id: 'me-line', class: 'me-line', 'data-kind': 'none' }, t('account.nobody')),
-        h('p', { class: 'row' }, h('a', { href: '/', class: 'nav-link' }, t('back_lobby')), navLink('leaderboard-link', '/?leaderboard', 'trophy', t('leaderboard')))];
-    const signIn = accountForm('sign-in', [['name', t('account.name'), { value: '', autocomplete: 'username', maxlength: 32 }], password], t('account.sign_in'),
-      async (v) => { const r = await api('POST', '/api/sessions', v); noteMe(r.player); await done(t('account.signed_in', { name: r.player.name })); });
-    $app.replaceChildren(h('div', { class: 'narrow', id: 'account-page' },
-      h('section', { class: 'panel' }, h('h1', {}, t('account')), who,
-        said.text ? h('p', { class: said.ok ? 'ok' : 'error', id: 'account-said', role: 'status' }, said.text) : null),
-      me ? h('section', { class: 'panel' }, h('h2', {}, t('account.rename')),
-        accountForm('rename', [name], t('account.rename'),
-          async (v) => { const p = noteMe(await api('POST', '/api/me/name', v)); await done(t('account.renamed', { name: p.name })); })) : null,
-      me && !me.account ? h('section', { class: 'panel', id: 'claim-panel' }, h('h2', {}, t('account.claim')), h('p', { class: 'muted' }, t('account.claim_about')),
-        accountForm('claim', [name, [password[0], password[1], { ...password[2], autocomplete: 'new-password', placeholder: t('account.password_hint') }]], t('account.claim'),
-          async (v) => { const p = noteMe(await api('POST', '/api/me/claim', v)); await done(t('account.claimed', { name: p.name })); })) : null,
-      me ? h('section', { class: 'panel' }, h('h2', {}, t('account.sessions')),
-        h('ul', { id: 'sessions', class: 'sessions' }, sessions.map((x) => h('li', { 'data-session': x.id, 'data-current': x.current ? 'true' : 'false' },
-          h('span', { class: 'device' }, h('b', {}, deviceName(x.label)), x.current ? [' ', h('span', { class: 'kind' }, t('account.this_device'))] : null,
-            h('br'), h('small', { class: 'muted' }, t('account.since', { date: when(x.created_at) }))),
-          // (This device's is the Sign out below.)
-          x.current ? null : h('button', {
-            class: 'end-session', 'data-session': x.id, type: 'button',
-            onclick: () => api('DELETE', `/api/sessions/${x.id}`).then(() => done(t('account.ended')), (e) => done(refusal(e), false)),
-          }, t('account.sign_out'))))),
-        !me.account ? h('p', { class: 'error' }, t('account.guest_warning')) : null,
-        h('p', { class: 'row' },
-          h('button', { id: 'sign-out', type: 'button', onclick: () => signOut('/api/sessions/current').catch((e) => done(refusal(e), false)) }, t('account.sign_out')),
-          h('button', { id: 'sign-out-everywhere', type: 'button', onclick: () => signOut('/api/sessions').catch((e) => done(refusal(e), false)) }, t('account.sign_out_everywhere')))) : null,
-      // A guest may sign in to an account instead (folded away: it leaves the guest).
-      !me ? h('section', { class: 'panel', id: 'sign-in-panel' }, h('h2', {}, t('account.sign_in')), signIn) : null,
-      me && !me.account ? h('details', { class: 'panel more', id: 'sign-in-panel' }, h('summary', { id: 'sign-in-summary' }, t('account.sign_in')),
-        h('p', { class: 'muted' }, t('account.sign_in_guest')), signIn) : null));
-  }
-  await draw();
-}
-
-// ---------------------------------------------------------------- profile and leaderboard
-
-/** A rating's "provisional" mark (too few rated games yet to be sure of it). */
-const provisionalMark = () => h('span', { class: 'provisional', title: t('rating.provisional_about') }, t('rating.provisional'));
-
-/** A rating as shown: its value and, while it is provisional, the mark. @param {{ value: number, provisional: boolean }} r */
-const ratingText = (r) => [h('b', { class: 'rating-value' }, r.value), r.provisional ? [' ', provisionalMark()] : null];
-
-/** A page that could not be had: why, and the way back. */
-function failed(x) {
-  document.getElementById('app').replaceChildren(h('div', { class: 'panel narrow' }, h('p', { class: 'error', role: 'alert' }, refusal(x)), h('a', { href: '/', class: 'nav-link' }, t('back_lobby'))));
-}
-
-/** Previous and next pages of a list shown `limit` at a time from `offset` of `total`. */
-function pager(offset, limit, total, href) {
-  if (offset <= 0 && offset + limit >= total) return null;
-  return h('p', { class: 'row pager' },
-    offset > 0 ? h('a', { href: href(Math.max(0, offset - limit)), class: 'nav-link', id: 'page-back' }, t('page.back')) : null,
-    offset + limit < total ? h('a', { href: href(offset + limit), class: 'nav-link', id: 'page-next' }, t('page.next')) : null);
-}
-
-const PROFILE_GAMES = 20;
-
-/**
- * A player's profile (`/?player=<id>&offset=`): the name, a guest, an account or a
- * bot, the rating (provisional or not), games and wins, and the recent games, each
- * with its result, the rating change and its replay one tap away.
- * @param {string} id @param {number} offset
- */
-export async function profilePage(id, offset = 0) {
-  /** @type {PlayerProfile} */
-  let p;
-  try { p = await api('GET', `/api/players/${encodeURIComponent(id)}?offset=${offset}&limit=${PROFILE_GAMES}`); } catch (x) { failed(x); return; }
-  document.title = t('title.profile', { name: occupantName(p) });
-  const kind = p.bot ? t(`bot.${p.bot}`) : t(p.account ? 'account.kind_account' : 'account.kind_guest');
-  const me = await loadMe();
-  const stat = (sid, label, value) => h('div', { class: 'stat-tile', id: sid }, h('span', { class: 'muted' }, label), h('span', { class: 'stat-value' }, value));
-  document.getElementById('app').replaceChildren(h('div', { class: 'narrow', id: 'profile' },
-    h('section', { class: 'panel' },
-      h('h1', { id: 'profile-name', class: 'me-line' }, icon('person'), occupantName(p), h('span', { class: 'kind' }, kind)),
-      h('div', { class: 'stat-tiles' },
-        stat('profile-rating', t('rating'), ratingText(p.rating)),
-        stat('profile-games', t('profile.games'), p.games),
-        stat('profile-wins', t('profile.wins'), p.wins)),
-      h('p', { class: 'muted small' }, t('profile.rated_games', { n: p.rating.games })),
-      h('p', { class: 'row' }, me?.id === p.id ? navLink('account-page-link', '/?account', 'person', t('account')) : null,
-        navLink('leaderboard-link', '/?leaderboard', 'trophy', t('leaderboard')))),
-    h('section', { class: 'panel' }, h('h2', {}, t('profile.recent')),
-      p.recent.length ? h('ul', { id: 'recent-games', class: 'games' }, p.recent.map((g) => recentGame(g, p.id)))
-        : h('p', { class: 'muted', id: 'recent-games' }, t('end.no_games')),
-      pager(offset, PROFILE_GAMES, p.games, (o) => `/?player=${p.id}&offset=${o}`))));
-}
-
-/** One game of a profile: the result, the points, the rating change, who played, when, the replay. */
-function recentGame(g, playerId) {
-  const mine = g.players.find((x) => x.player_id === playerId);
-  const result = g.winner === null || g.winner === undefined ? 'none' : mine && g.winner === mine.seat ? 'won' : 'lost';
-  const change = mine?.rating;
-  return h('li', { 'data-game': g.id, 'data-result': result },
-    h('div', { class: 'game-line' },
-      // (A rated game also says the place of a seat that did not win: 2nd of 4 is not 4th.)
-      result === 'lost' && change?.place ? h('span', { class: 'result' }, t('profile.place', { n: change.place }))
-        : h('span', { class: `result result-${result}` }, t(`profile.${result}`)),
-      mine?.final_vp !== null && mine?.final_vp !== undefined ? h('span', {}, t('profile.vp', { n: mine.final_vp })) : null,
-      change ? h('span', { class: 'rating-delta', 'data-before': change.before, 'data-after': change.after },
-        t('profile.rating_change', { delta: signed(change.after - change.before), before: change.before, after: change.after }))
-        : h('span', { class: 'muted' }, t('profile.unrated'))),
-    h('div', { class: 'muted small' }, g.players.map((x) => occupantName(x)).join(t('list_sep')), ' · ', day(g.finished_at ?? g.started_at)),
-    h('a', { href: `/?replay=${g.id}`, class: 'history-replay' }, t('end.watch_replay')));
-}
-
-const LEADERBOARD_ROWS = 50;
-
-/**
- * The leaderboard (`/?leaderboard&offset=&provisional=1`): rank, name (its profile
- * one tap away), rating, wins and games, 50 a page; provisional ratings shown when
- * asked.
- * @param {number} offset @param {boolean} provisional
- */
-export async function leaderboardPage(offset = 0, provisional = false) {
-  document.title = t('title.leaderboard');
-  const href = (o, prov = provisional) => `/?leaderboard&offset=${o}${prov ? '&provisional=1' : ''}`;
-  /** @type {Leaderboard} */
-  let lb;
-  try { lb = await api('GET', `/api/leaderboard?offset=${offset}&limit=${LEADERBOARD_ROWS}&provisional=${provisional}`); } catch (x) { failed(x); return; }
-  const me = S.me || await loadMe();
-  const toggle = h('label', { class: 'row check' }, h('input', {
-    id: 'lb-provisional', type: 'checkbox', checked: provisional,
-    onchange: (e) => { location.href = href(0, e.target.checked); },
-  }), t('leaderboard.provisional'));
-  document.getElementById('app').replaceChildren(h('div', { class: 'narrow', id: 'leaderboard-page' },
-    h('section', { class: 'panel' }, h('h1', {}, icon('trophy'), ' ', t('leaderboard')), toggle,
-      h('p', { class: 'muted', id: 'lb-total' }, t('leaderboard.total', { n: lb.total })),
-      lb.entries.length ? h('table', { id: 'leaderboard', class: 'leaderboard' },
-        h('tr', {}, h('th', {}, t('leaderboard.rank')), h('th', {}, t('player')), h('th', {}, t('rating')), h('th', {}, t('leaderboard.wins_games'))),
-        lb.entries.map((e) => h('tr', { 'data-player': e.id, class: me?.id === e.id ? 'you' : undefined },
-          h('td', { class: 'rank' }, e.rank),
-          // (People only: bots are not listed.)
-          h('td', {}, h('a', { href: `/?player=${e.id}`, class: 'player-link' }, e.name)),
-          h('td', { class: 'rating' }, ratingText(e.rating)),
-          h('td', { class: 'num' }, `${e.wins}/${e.rating.games}`))))
-        : h('p', { class: 'muted', id: 'leaderboard' }, t('leaderboard.empty')),
-      pager(offset, LEADERBOARD_ROWS, lb.total, (o) => href(o)),
-      h('p', {}, h('a', { href: '/', class: 'nav-link' }, t('back_lobby'))))));
 }

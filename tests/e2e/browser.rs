@@ -123,6 +123,7 @@ async fn the_client_is_served_at_the_root_and_the_board_endpoint_matches_the_eng
         ("game.js", "text/javascript"),
         ("dialogs.js", "text/javascript"),
         ("endgame.js", "text/javascript"),
+        ("players.js", "text/javascript"),
         ("replay.js", "text/javascript"),
         ("state.js", "text/javascript"),
         ("dom.js", "text/javascript"),

@@ -155,6 +155,11 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("../../../web/endgame.js"),
     ),
     (
+        "players.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/players.js"),
+    ),
+    (
         "replay.js",
         "text/javascript; charset=utf-8",
         include_str!("../../../web/replay.js"),
