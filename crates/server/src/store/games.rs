@@ -14,15 +14,18 @@ use super::{
     Finish, GameRecord, GameStatus, NewGame, PlayerRecord, RatingChange, StoreError, StoredOptions,
 };
 
-fn corrupt(e: impl std::fmt::Display) -> StoreError {
+/// A stored value that does not read as what it should be.
+pub(super) fn corrupt(e: impl std::fmt::Display) -> StoreError {
     StoreError::Corrupt(e.to_string())
 }
 
-fn to_u64(n: i64) -> u64 {
+/// A stored count or time (never negative when written by this store).
+pub(super) fn to_u64(n: i64) -> u64 {
     u64::try_from(n).unwrap_or(0)
 }
 
-fn seat_of(n: i64) -> Result<Seat, StoreError> {
+/// A stored seat number.
+pub(super) fn seat_of(n: i64) -> Result<Seat, StoreError> {
     u8::try_from(n).map(Seat).map_err(corrupt)
 }
 

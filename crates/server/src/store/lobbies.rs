@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use sqlx::Row;
 use uuid::Uuid;
 
+use super::games::corrupt;
 use super::group_commit::to_i64;
 use super::{LobbyRecord, PlayerRecord, SqlStore, StoreError, StoredOptions};
 
@@ -23,10 +24,6 @@ struct StoredSeat {
     /// existed have none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     player_id: Option<Uuid>,
-}
-
-fn corrupt(e: impl std::fmt::Display) -> StoreError {
-    StoreError::Corrupt(e.to_string())
 }
 
 impl SqlStore {

@@ -5,15 +5,12 @@ use sqlx::Row;
 use sqlx::any::AnyRow;
 use uuid::Uuid;
 
+use super::games::corrupt;
 use super::group_commit::to_i64;
 use super::{Claim, PlayerRow, SessionRow, SqlStore, StoreError};
 
 /// The name a deleted player's row and stored seats take.
 pub const DELETED_NAME: &str = "deleted player";
-
-fn corrupt(e: impl std::fmt::Display) -> StoreError {
-    StoreError::Corrupt(e.to_string())
-}
 
 fn millis(row: &AnyRow, column: &str) -> Result<u64, StoreError> {
     Ok(u64::try_from(row.try_get::<i64, _>(column)?).unwrap_or(0))

@@ -11,12 +11,9 @@ use sqlx::Row;
 use sqlx::any::AnyRow;
 use uuid::Uuid;
 
+use super::games::corrupt;
 use super::group_commit::to_i64;
 use super::{Place, PlayerRow, SqlStore, StoreError};
-
-fn corrupt(e: impl std::fmt::Display) -> StoreError {
-    StoreError::Corrupt(e.to_string())
-}
 
 fn count(row: &AnyRow, column: &str) -> Result<u64, StoreError> {
     Ok(u64::try_from(row.try_get::<i64, _>(column)?).unwrap_or(0))

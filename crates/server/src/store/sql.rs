@@ -5,13 +5,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use catan_engine::Seat;
 use catan_protocol::BotKind;
 use sqlx::any::AnyPoolOptions;
 use sqlx::{AnyPool, Row};
 use uuid::Uuid;
 
-use super::games::{GAME_COLUMNS, games_with_players, records};
+use super::games::{GAME_COLUMNS, corrupt, games_with_players, records, seat_of, to_u64};
 use super::group_commit::to_i64;
 use super::{
     ActionRecord, Claim, Fence, Finish, GameQuery, GameRecord, GameStatus, LeaderRow, LobbyRecord,
@@ -32,18 +31,6 @@ pub struct SqlStore {
 
 /// The migrations, embedded at compile time.
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations");
-
-fn corrupt(e: impl std::fmt::Display) -> StoreError {
-    StoreError::Corrupt(e.to_string())
-}
-
-fn to_u64(n: i64) -> u64 {
-    u64::try_from(n).unwrap_or(0)
-}
-
-fn seat_of(n: i64) -> Result<Seat, StoreError> {
-    u8::try_from(n).map(Seat).map_err(corrupt)
-}
 
 impl SqlStore {
     /// Connects to `url` (`postgres://...`, `sqlite://FILE` or `sqlite::memory:`) and
