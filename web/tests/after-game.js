@@ -122,7 +122,11 @@ export async function afterTheGame(browser, base, out, { width, height, lang }) 
   await tab.click('#replay-last');
   assert.equal(await at(), String(steps));
   const vps = await cells(tab, '#replay-players td.vp');
-  assert.deepEqual(vps.map(([, n]) => n), replay.actions[steps - 1].public_vp, 'the public points of the last step');
+  // The last step is the game over: the final scores, Victory Point cards revealed
+  // (the public points of the step leave them out, R-1.3).
+  const finalPoints = replay.actions[steps - 1].public_vp
+    .map((vp, seat) => replay.final_scores?.find((x) => x.seat === seat)?.points ?? vp);
+  assert.deepEqual(vps.map(([, n]) => n), finalPoints, 'the points of the last step: the final scores');
   await tab.click('#replay-first');
   assert.equal(await at(), '0');
   assert.equal(await board(), start, 'step 0 again after going back to the start');

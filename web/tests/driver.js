@@ -37,6 +37,9 @@ export const BROWSERS = {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** The longest one protocol call of a wait lasts (well under `protocolTimeout`). */
+const WAIT_SLICE = 20000;
+
 /**
  * Launches browser `name` headless; `reducedMotion` for a Firefox that prefers
  * reduced motion (Chromium's pages emulate it instead: `emulateMediaFeatures`).
@@ -316,16 +319,52 @@ export class Tab {
     await this.page.select(sel, String(value));
   }
 
+  // The two waits below are puppeteer's, which poll inside the page, but in slices
+  // of at most WAIT_SLICE: one wait holds one protocol call open, which
+  // `protocolTimeout` (60 s) cuts whatever the wait's own timeout, so a wait of
+  // 90 s for a bot game on a busy machine failed after 60 s in Firefox. (Polling
+  // from here instead, one evaluation a round trip, was tried: in Firefox the
+  // page's turn countdown then stood still after a reload, in two runs of two.)
+
   /** Waits until an element matching `sel` is visible. */
   async waitFor(sel, timeout = 30000) {
-    await this.page.waitForSelector(sel, { visible: true, timeout })
-      .catch((e) => { throw new Error(`wait for ${sel}: ${e.message}`, { cause: e }); });
+    await this.#sliced(timeout, `wait for ${sel}`,
+      (slice) => this.page.waitForSelector(sel, { visible: true, timeout: slice }));
   }
 
   /** Waits until `fn(arg)` is truthy in the page. */
   async waitForFunction(fn, arg, timeout = 30000) {
-    await this.page.waitForFunction(fn, { timeout, polling: 100 }, arg)
-      .catch((e) => { throw new Error(`wait for ${fn} (${JSON.stringify(arg)}): ${e.message}`, { cause: e }); });
+    await this.#sliced(timeout, `wait for ${fn} (${JSON.stringify(arg)})`,
+      (slice) => this.page.waitForFunction(fn, { timeout: slice, polling: 100 }, arg));
+  }
+
+  /** Runs `wait(slice)` in slices until it succeeds or `timeout` ms have passed. */
+  async #sliced(timeout, what, wait) {
+    const end = Date.now() + timeout;
+    for (;;) {
+      const left = end - Date.now();
+      try {
+        await wait(Math.max(1, Math.min(WAIT_SLICE, left)));
+        return;
+      } catch (e) {
+        if (Date.now() < end) {
+          // A slice over, or the page navigating: wait on.
+          await sleep(50);
+          continue;
+        }
+        throw new Error(`${what}: ${e.message}; ${await this.describe()}`, { cause: e });
+      }
+    }
+  }
+
+  /** Where the page is and what it says, for the message of a failed wait. */
+  async describe() {
+    return this.page.evaluate(() => {
+      const state = window.__catan?.conn?.state;
+      const text = (document.body?.innerText ?? '').replace(/\s+/g, ' ').slice(0, 300);
+      return `page ${location.pathname}${location.search}, seq ${state?.lastSeq ?? "-"}, `
+        + `game over ${!!state?.gameOver}, text: ${text}`;
+    }).catch((e) => `page unreadable: ${e?.message ?? e}`);
   }
 
   async screenshot(file, { fullPage = false } = {}) {

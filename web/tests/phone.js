@@ -77,8 +77,15 @@ export async function leavingByBack(browser, base, out, admin) {
   let standIn = false;
   // 1 s after the seat went away; up to 15 s on a machine busy with other tests.
   const left = Date.now();
-  for (let i = 0; i < 150 && !standIn; i++) { standIn = !!(await seat0()).stand_in; if (!standIn) await sleep(100); }
-  assert.ok(standIn, `a stand-in took the seat over, as for a closed tab (waited ${Date.now() - left} ms)`);
+  let last = null;
+  for (let i = 0; i < 150 && !standIn; i++) { last = await seat0(); standIn = !!last.stand_in; if (!standIn) await sleep(100); }
+  if (!standIn) {
+    // What the room was doing: whose decision it was (a stand-in comes only for one).
+    const inspect = admin?.url ? await fetch(`${admin.url}/admin/rooms/${id}?events=8`, { headers: { authorization: `Bearer ${admin.token}` } })
+      .then((r) => r.json()).then((d) => ({ phase: d.room.phase, seats: d.room.seats, current: d.game?.current, events: d.events.map((e) => e.type) }))
+      .catch((e) => String(e)) : 'no admin API';
+    assert.fail(`a stand-in took the seat over, as for a closed tab (waited ${Date.now() - left} ms): seat 0 ${JSON.stringify(last)}, ${JSON.stringify(inspect)}`);
+  }
   await tab.page.goForward({ waitUntil: 'domcontentloaded', timeout: 5000 }).catch(() => {});
   await tab.waitFor('#board');
   let back = false;
