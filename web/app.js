@@ -435,7 +435,9 @@ function connect() {
 async function seatTakenBack() {
   /** @type {RoomInfo | null} */
   const r = await api('GET', `/api/rooms/${S.roomId}`).catch(() => null);
-  const seat = r && S.session.seat !== null && S.session.seat !== undefined ? r.seats[S.session.seat] : null;
+  // (A seat adopted from the address knows its number from the room's snapshot.)
+  const mine = S.session.seat ?? W().you;
+  const seat = r && mine !== null && mine !== undefined ? r.seats[mine] : null;
   const occupant = seat?.occupant;
   const gone = r && r.status === 'lobby' && (!occupant || (S.session.name && occupant.name !== S.session.name));
   if (!gone) { showConn(closedText(4011)); closing = null; return; }

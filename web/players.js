@@ -129,6 +129,8 @@ export async function accountPage() {
   const $app = document.getElementById('app');
   /** The outcome of the last thing done, said at the top (good news, or a refusal). */
   let said = { text: '', ok: true };
+  /** Whether the person asked to delete the player and is asked to confirm it. */
+  let deleting = false;
   const done = async (text, ok = true) => { said = { text, ok }; accountLink(); await draw(); };
   async function draw() {
     const me = await loadMe();
@@ -173,6 +175,15 @@ export async function accountPage() {
         h('p', { class: 'row' },
           h('button', { id: 'sign-out', type: 'button', onclick: () => signOut('/api/sessions/current').catch((e) => done(refusal(e), false)) }, t('account.sign_out')),
           h('button', { id: 'sign-out-everywhere', type: 'button', onclick: () => signOut('/api/sessions').catch((e) => done(refusal(e), false)) }, t('account.sign_out_everywhere')))) : null,
+      // Deleting the player: a second, explicit press (no browser dialog).
+      me ? h('section', { class: 'panel', id: 'delete-panel' }, h('h2', {}, t('account.delete')), h('p', { class: 'muted' }, t('account.delete_about')),
+        deleting
+          ? h('button', {
+            id: 'delete-confirm', type: 'button', class: 'danger',
+            onclick: () => api('DELETE', '/api/me').then(() => { deleting = false; noteMe(null); return done(t('account.deleted')); },
+              (e) => { deleting = false; return done(refusal(e), false); }),
+          }, t('account.delete_confirm'))
+          : h('button', { id: 'delete-me', type: 'button', onclick: () => { deleting = true; draw(); } }, t('account.delete'))) : null,
       // A guest may sign in to an account instead (folded away: it leaves the guest).
       !me ? h('section', { class: 'panel', id: 'sign-in-panel' }, h('h2', {}, t('account.sign_in')), signIn) : null,
       me && !me.account ? h('details', { class: 'panel more', id: 'sign-in-panel' }, h('summary', { id: 'sign-in-summary' }, t('account.sign_in')),

@@ -3,7 +3,7 @@
 // Client-sent forms that differ from the server-written ones end in `Input`.
 
 /** Every WebSocket message (ClientMessage, ServerMessage) and every JSON body of the HTTP API of catan-server, protocol version 1: what clients send as the server reads it, what the server writes exactly as it writes it (see protocol.md). The root accepts any one of them; validate against `#/$defs/{name}` for one type. */
-export type AnyMessageOrBody = ClientMessage | CreateRoomRequest | TakeSeatRequest | AddBotRequest | CloseRoomRequest | KickRequest | GuestRequest | ClaimRequest | SignInRequest | RenameRequest | ServerMessage | CreateRoomResponse | RoomList | RoomInfo | TakeSeatResponse | AddBotResponse | ErrorBody | GameList | GameSummary | Replay | AdminRoomList | AdminRoomDetail | CloseRoomResponse | ServerStats | BoardGeometry | RematchResponse | PlayerInfo | SignedIn | SessionList | PlayerProfile | Leaderboard;
+export type AnyMessageOrBody = ClientMessage | CreateRoomRequest | TakeSeatRequest | AddBotRequest | CloseRoomRequest | KickRequest | GuestRequest | ClaimRequest | SignInRequest | RenameRequest | ModerationRequest | ServerMessage | CreateRoomResponse | RoomList | RoomInfo | TakeSeatResponse | AddBotResponse | ErrorBody | GameList | GameSummary | Replay | AdminRoomList | AdminRoomDetail | CloseRoomResponse | ServerStats | BoardGeometry | RematchResponse | PlayerInfo | SignedIn | SessionList | PlayerProfile | Leaderboard | AdminPlayerList | AdminPlayerDetail | AdminPlayer;
 
 /**
  * A request to change the game. `Game::apply` accepts it or says why not.
@@ -311,6 +311,53 @@ export interface AddBotRequest {
 export interface AddBotResponse {
   /** The seat the bot took. */
   seat: Seat;
+}
+
+/**
+ * A player as an administrator sees them (never a password, its hash or a
+ * session token).
+ */
+export interface AdminPlayer {
+  /** The player's id. */
+  id: string;
+  /** Display name ("deleted player" once deleted). */
+  name: string;
+  /** Whether the player claimed an account (a guest otherwise). */
+  account: boolean;
+  /** Whether the player deleted itself. */
+  deleted: boolean;
+  /** When the player was created (Unix ms). */
+  created_at: number;
+  /** The ban in force, if any. */
+  banned: Sanction | null;
+  /** The mute in force, if any. */
+  muted: Sanction | null;
+}
+
+/**
+ * `GET /admin/players/{id}` answer: the player, their sessions (ids and labels,
+ * never tokens), their profile (rating, record, recent games) and their
+ * moderation record.
+ */
+export interface AdminPlayerDetail {
+  /** The player. */
+  player: AdminPlayer;
+  /** The profile anyone may see, with the newest 20 games. */
+  profile: PlayerProfile;
+  /** Unexpired sessions, newest first (`current` is always false here). */
+  sessions: SessionInfo[];
+  /** Every moderation action taken on the player, newest first. */
+  moderation: ModerationEntry[];
+}
+
+/** `GET /admin/players` answer: a page of players, newest first. */
+export interface AdminPlayerList {
+  /** The page. */
+  players: AdminPlayer[];
+  /** Players skipped before the page. */
+  offset: number;
+  /** All the players the query matches. */
+  total: number;
 }
 
 /** `GET /admin/rooms/{id}` answer: the room with its unredacted engine state. */
@@ -1152,6 +1199,43 @@ export type MapKind =
   /** The fixed layout suggested for first games. */
   | "beginner";
 
+/** What an administrator may do to a player (protocol 22.9). */
+export type ModerationAction =
+  /**
+   * Sessions end, connected seats are disconnected and may not reconnect,
+   * signing in is refused (`banned`).
+   */
+  | "ban"
+  /** The ban is lifted. */
+  | "unban"
+  /** Chat from the player's seats is refused (`muted`). */
+  | "mute"
+  /** The mute is lifted. */
+  | "unmute";
+
+/** One entry of a player's moderation record (the audit log), newest first. */
+export interface ModerationEntry {
+  /** What was done. */
+  action: ModerationAction;
+  /** The reason given. */
+  reason: string;
+  /** For a ban or mute: until when (Unix ms); `null` until lifted. */
+  until: number | null;
+  /** When (Unix ms). */
+  at: number;
+}
+
+/** `POST /admin/players/{id}/{ban,unban,mute,unmute}` body. */
+export interface ModerationRequest {
+  /** Why, for the record: 1 to 500 characters. */
+  reason: string;
+  /**
+   * For a ban or a mute: how many hours it lasts (1 to 87,600); left out, it
+   * lasts until lifted. Not taken by unban and unmute.
+   */
+  hours?: number | null;
+}
+
 /** Who sits on a seat. */
 export interface Occupant {
   /** Display name. */
@@ -1658,6 +1742,16 @@ export type RoomStatus =
   | "playing"
   /** The game is over. */
   | "finished";
+
+/** A ban or a mute in force. */
+export interface Sanction {
+  /** Since when (Unix ms). */
+  since: number;
+  /** Until when (Unix ms); `null` until an administrator lifts it. */
+  until: number | null;
+  /** The reason the administrator gave. */
+  reason: string;
+}
 
 /** A player's seat, `0..players`. Seat order is turn order (R-3.1). */
 export type Seat = number;

@@ -21,6 +21,7 @@ mod limits;
 mod loadgen;
 mod lobby;
 mod lobby_restart;
+mod moderation;
 mod persistence;
 mod players;
 mod postgres_tls;

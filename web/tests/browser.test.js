@@ -49,7 +49,11 @@
 //   made from the first name typed, no form; the account claimed (refusals in
 //   words), renamed, signed out, signed in on another device, the devices listed and
 //   one signed out from the other, signed out everywhere; a rated game against bots
-//   with the rating change on its end screen, the profile and the leaderboard;
+//   with the rating change on its end screen, the profile and the leaderboard; the
+//   player deleted from the account page (a second, explicit press);
+// - the admin page (admin-page.js, on the admin listener): a wrong token refused, a
+//   room inspected, a seat kicked with a message its player reads, a player found,
+//   muted, banned and let back with the record shown, the room closed;
 // - the layout at a phone's and a laptop's size (overflow, tap targets, sticky status
 //   and actions, what must be visible without scrolling), refusals and reasons;
 // - the whole game is played in each language (`?lang=`): en, zh-Hans, zh-Hant; the
@@ -74,6 +78,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, BROWSERS } from './driver.js';
 import { afterTheGame } from './after-game.js';
+import { adminPage } from './admin-page.js';
 import { cardDialogs } from './card-dialogs.js';
 import { setUpARoomByKeyboard } from './lobby.js';
 import { adminWordsReachThePlayer, refusedOrigin } from './self-hoster.js';
@@ -261,6 +266,12 @@ for (const name of NAMES) {
       const size = name === 'chromium' ? { width: 1366, height: 768, lang: 'en' } : { width: 390, height: 844, lang: 'zh-Hans' };
       await afterTheGame(browser, base, out, size);
       console.log(`# ${name}: after the game in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    });
+
+    test(`the admin page: a wrong token, a room inspected, a seat kicked with a message, a player found, muted, banned and let back, a room closed in ${name}`, { timeout: 120000 }, async () => {
+      const t0 = Date.now();
+      await adminPage(browser, base, out, admin, name === 'chromium' ? 'zh-Hans' : 'zh-Hant');
+      console.log(`# ${name}: admin page in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     });
 
     test(`players who come back: a guest from the first name, an account claimed and signed in on another device, its devices, a rated game, the profile and the leaderboard at 390x844 in ${name}`, { timeout: 300000 }, async () => {

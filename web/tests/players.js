@@ -201,6 +201,26 @@ export async function playersWhoComeBack(browser, base, out, admin) {
   await phone.click('#sign-out-everywhere');
   await showsKind(phone, 'none');
   assert.equal((await call(phone, 'GET', '/api/me')).status, 401, 'signed out everywhere');
+
+  // 6. Deleting the player, signed in again, confirmed by a second press: signed
+  // out, the name gone from the profile and the stored game, the game and its
+  // rating kept.
+  await submit(phone, 'sign-in', { name: renamed, password: PASSWORD });
+  await showsKind(phone, 'account');
+  await phone.click('#delete-me');
+  await phone.waitFor('#delete-confirm');
+  await fits(phone, 'the account page asking to confirm the deletion');
+  await phone.screenshot(path.join(out, 'account-delete-zh-Hans.png'), { fullPage: true });
+  await phone.click('#delete-confirm');
+  await showsKind(phone, 'none');
+  assert.equal(await phone.text('#account-said'), await tr(phone, 'account.deleted'));
+  const gone = await (await fetch(`${base}/api/players/${rated.me.id}`)).json();
+  assert.equal(gone.name, 'deleted player', 'the profile no longer names the player');
+  const stored = await (await fetch(`${base}/api/games/${rated.game}`)).json();
+  const seat = stored.players.find((p) => p.player_id === rated.me.id);
+  assert.deepEqual([seat?.name, seat?.rating?.after], ['deleted player', rated.after], 'the game keeps the seat and its rating, without the name');
+  const again = await call(phone, 'POST', '/api/sessions', { name: renamed, password: PASSWORD });
+  assert.equal(again.status, 401, 'the deleted account cannot sign in');
   const errors = [...ann.errors, ...phone.errors].filter((e) => !/status of 4/.test(e));
   assert.deepEqual(errors, [], 'no errors in the pages (but the refusals asked for)');
   await ann.close();
@@ -302,5 +322,6 @@ async function ratedGame(browser, base, out, tab, name, rooms) {
   await tab.click(entry);
   await tab.waitFor('#profile-name');
   assert.ok((await tab.text('#profile-name')).includes(name), 'and leads to the profile');
-  return { before, after, provisional: profile.rating.provisional };
+
+  return { before, after, provisional: profile.rating.provisional, game: id, me };
 }

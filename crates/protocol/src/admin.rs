@@ -6,6 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use crate::players::{PlayerProfile, SessionInfo};
 use crate::room::{RoomOptions, RoomStatus, SeatInfo};
 use crate::ws::{GameOverInfo, OfferDeadline, ServerMessage};
 
@@ -156,4 +157,122 @@ pub struct InspectQuery {
     /// through every action announced at or before it) instead of now.
     #[serde(default)]
     pub at_seq: Option<u64>,
+}
+
+/// What an administrator may do to a player (protocol 22.9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ModerationAction {
+    /// Sessions end, connected seats are disconnected and may not reconnect,
+    /// signing in is refused (`banned`).
+    Ban,
+    /// The ban is lifted.
+    Unban,
+    /// Chat from the player's seats is refused (`muted`).
+    Mute,
+    /// The mute is lifted.
+    Unmute,
+}
+
+/// A ban or a mute in force.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Sanction {
+    /// Since when (Unix ms).
+    pub since: u64,
+    /// Until when (Unix ms); `null` until an administrator lifts it.
+    pub until: Option<u64>,
+    /// The reason the administrator gave.
+    pub reason: String,
+}
+
+/// A player as an administrator sees them (never a password, its hash or a
+/// session token).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AdminPlayer {
+    /// The player's id.
+    pub id: Uuid,
+    /// Display name ("deleted player" once deleted).
+    pub name: String,
+    /// Whether the player claimed an account (a guest otherwise).
+    pub account: bool,
+    /// Whether the player deleted itself.
+    pub deleted: bool,
+    /// When the player was created (Unix ms).
+    pub created_at: u64,
+    /// The ban in force, if any.
+    pub banned: Option<Sanction>,
+    /// The mute in force, if any.
+    pub muted: Option<Sanction>,
+}
+
+/// `GET /admin/players` answer: a page of players, newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AdminPlayerList {
+    /// The page.
+    pub players: Vec<AdminPlayer>,
+    /// Players skipped before the page.
+    pub offset: u64,
+    /// All the players the query matches.
+    pub total: u64,
+}
+
+/// Query of `GET /admin/players`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdminPlayerQuery {
+    /// Only players whose name contains this (any case).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Players to skip (default 0).
+    #[serde(default)]
+    pub offset: Option<u64>,
+    /// Players in the page (default 50, at most 100).
+    #[serde(default)]
+    pub limit: Option<u64>,
+}
+
+/// One entry of a player's moderation record (the audit log), newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ModerationEntry {
+    /// What was done.
+    pub action: ModerationAction,
+    /// The reason given.
+    pub reason: String,
+    /// For a ban or mute: until when (Unix ms); `null` until lifted.
+    pub until: Option<u64>,
+    /// Who took it: the name the administrator gave (`by`), or `admin`.
+    pub by: String,
+    /// When (Unix ms).
+    pub at: u64,
+}
+
+/// `GET /admin/players/{id}` answer: the player, their sessions (ids and labels,
+/// never tokens), their profile (rating, record, recent games) and their
+/// moderation record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AdminPlayerDetail {
+    /// The player.
+    pub player: AdminPlayer,
+    /// The profile anyone may see, with the newest 20 games.
+    pub profile: PlayerProfile,
+    /// Unexpired sessions, newest first (`current` is always false here).
+    pub sessions: Vec<SessionInfo>,
+    /// Every moderation action taken on the player, newest first.
+    pub moderation: Vec<ModerationEntry>,
+}
+
+/// `POST /admin/players/{id}/{ban,unban,mute,unmute}` body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ModerationRequest {
+    /// Why, for the record: 1 to 500 characters.
+    pub reason: String,
+    /// For a ban or a mute: how many hours it lasts (1 to 87,600); left out, it
+    /// lasts until lifted. Not taken by unban and unmute.
+    #[serde(default)]
+    pub hours: Option<u64>,
+    /// Who takes it, for the record (1 to 32 characters; the admin API has one
+    /// token, so administrators name themselves); left out: `admin`.
+    #[serde(default)]
+    pub by: Option<String>,
 }

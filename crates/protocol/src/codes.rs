@@ -38,6 +38,9 @@ pub enum ErrorCode {
     /// The action no longer applies: the game moved on after the `expect_seq` it
     /// was chosen at.
     StaleAction,
+    /// An administrator muted the player of this seat: chat is refused until the
+    /// mute ends (protocol 22.9).
+    Muted,
 }
 
 impl ErrorCode {
@@ -224,6 +227,9 @@ pub enum LobbyError {
     AlreadySeated,
     /// The random baseline bot cannot play in a rated room (it has no rating).
     BotNotRated,
+    /// An administrator banned this player: signing in and reconnecting their
+    /// seats are refused until the ban ends (protocol 22.9).
+    Banned,
 }
 
 impl LobbyError {
@@ -264,6 +270,7 @@ impl LobbyError {
             LobbyError::PlayerNotFound,
             LobbyError::AlreadySeated,
             LobbyError::BotNotRated,
+            LobbyError::Banned,
         ]
     }
 
@@ -302,6 +309,7 @@ impl LobbyError {
             LobbyError::PlayerNotFound => "player_not_found",
             LobbyError::AlreadySeated => "already_seated",
             LobbyError::BotNotRated => "bot_not_rated",
+            LobbyError::Banned => "banned",
         }
     }
 
@@ -326,7 +334,9 @@ impl LobbyError {
             | LobbyError::InvalidOptions(_)
             | LobbyError::BadRequest(_) => 400,
             LobbyError::NotHost | LobbyError::InvalidToken | LobbyError::Unauthorized => 401,
-            LobbyError::SpectatorsNotAllowed | LobbyError::OriginNotAllowed => 403,
+            LobbyError::SpectatorsNotAllowed
+            | LobbyError::OriginNotAllowed
+            | LobbyError::Banned => 403,
             LobbyError::RateLimited { .. } | LobbyError::TooManyConnections => 429,
             LobbyError::TooManyRooms
             | LobbyError::ShuttingDown
@@ -394,6 +404,7 @@ impl fmt::Display for LobbyError {
             LobbyError::BotNotRated => {
                 "the random bot has no rating and cannot play in a rated room"
             }
+            LobbyError::Banned => "an administrator of this server banned this player",
         })
     }
 }
@@ -449,7 +460,7 @@ mod tests {
             codes(&ErrorCode::ALL.map(ErrorCode::code)),
             "malformed_json unknown_message_type invalid_message message_too_large \
              rate_limited binary_not_supported invalid_chat not_started spectator \
-             invalid_request_id store_unavailable stale_action"
+             invalid_request_id store_unavailable stale_action muted"
         );
         assert_eq!(
             codes(&ClosingReason::ALL.map(ClosingReason::code)),
@@ -498,6 +509,7 @@ mod tests {
                 LobbyError::PlayerNotFound,
                 LobbyError::AlreadySeated,
                 LobbyError::BotNotRated,
+                LobbyError::Banned,
             ]
         );
     }

@@ -50,8 +50,10 @@ pub mod text;
 pub mod ws;
 
 pub use admin::{
-    AdminRoomDetail, AdminRoomList, AdminRoomSummary, CloseRoomRequest, CloseRoomResponse,
-    InspectQuery, KickRequest, RoomCounts, ServerStats, StoreHealth,
+    AdminPlayer, AdminPlayerDetail, AdminPlayerList, AdminPlayerQuery, AdminRoomDetail,
+    AdminRoomList, AdminRoomSummary, CloseRoomRequest, CloseRoomResponse, InspectQuery,
+    KickRequest, ModerationAction, ModerationEntry, ModerationRequest, RoomCounts, Sanction,
+    ServerStats, StoreHealth,
 };
 pub use board::{BoardGeometry, EdgeGeometry, TileGeometry, VertexGeometry};
 pub use codes::{CloseCode, ClosingReason, ErrorCode, LobbyError};

@@ -35,7 +35,8 @@ use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
 use crate::admin::{
-    AdminRoomDetail, AdminRoomList, CloseRoomRequest, CloseRoomResponse, KickRequest, ServerStats,
+    AdminPlayer, AdminPlayerDetail, AdminPlayerList, AdminRoomDetail, AdminRoomList,
+    CloseRoomRequest, CloseRoomResponse, KickRequest, ModerationRequest, ServerStats,
 };
 use crate::lobby::{
     AddBotRequest, AddBotResponse, CreateRoomRequest, CreateRoomResponse, ErrorBody, GameList,
@@ -58,7 +59,7 @@ const DEFS: &str = "#/$defs/";
 pub const INPUT_SUFFIX: &str = "Input";
 
 /// The types clients send, by the names of their definitions.
-pub const CLIENT_SENT: [&str; 10] = [
+pub const CLIENT_SENT: [&str; 11] = [
     "ClientMessage",
     "CreateRoomRequest",
     "TakeSeatRequest",
@@ -69,10 +70,11 @@ pub const CLIENT_SENT: [&str; 10] = [
     "ClaimRequest",
     "SignInRequest",
     "RenameRequest",
+    "ModerationRequest",
 ];
 
 /// The types the server writes, by the names of their definitions.
-pub const SERVER_WRITTEN: [&str; 21] = [
+pub const SERVER_WRITTEN: [&str; 24] = [
     "ServerMessage",
     "CreateRoomResponse",
     "RoomList",
@@ -94,6 +96,9 @@ pub const SERVER_WRITTEN: [&str; 21] = [
     "SessionList",
     "PlayerProfile",
     "Leaderboard",
+    "AdminPlayerList",
+    "AdminPlayerDetail",
+    "AdminPlayer",
 ];
 
 /// Adds `T` to `generator`'s definitions, checking that it is named `name`.
@@ -121,6 +126,7 @@ fn client_definitions() -> Map<String, Value> {
     add::<ClaimRequest>(&mut g, CLIENT_SENT[7]);
     add::<SignInRequest>(&mut g, CLIENT_SENT[8]);
     add::<RenameRequest>(&mut g, CLIENT_SENT[9]);
+    add::<ModerationRequest>(&mut g, CLIENT_SENT[10]);
     g.take_definitions(true)
 }
 
@@ -150,6 +156,9 @@ fn server_definitions() -> Map<String, Value> {
     add::<SessionList>(&mut g, SERVER_WRITTEN[18]);
     add::<PlayerProfile>(&mut g, SERVER_WRITTEN[19]);
     add::<Leaderboard>(&mut g, SERVER_WRITTEN[20]);
+    add::<AdminPlayerList>(&mut g, SERVER_WRITTEN[21]);
+    add::<AdminPlayerDetail>(&mut g, SERVER_WRITTEN[22]);
+    add::<AdminPlayer>(&mut g, SERVER_WRITTEN[23]);
     g.take_definitions(true)
 }
 

@@ -26,10 +26,12 @@
 //!   refusal during shutdown), each step written once.
 //! - [`web`]: the embedded browser client (`/`, `/web/...`), `GET /api/board` and the
 //!   protocol's JSON Schema, `GET /api/schema.json`.
-//! - [`admin`]: the admin API and `/metrics`, on their own listener, behind a token.
+//! - [`admin`]: the admin API and `/metrics`, on their own listener, behind a token;
+//!   moderation of players (bans, mutes, their audit log).
 //! - [`metrics`]: counters, gauges and histograms in the Prometheus text format.
 //! - [`store`]: persistence (SQLite or PostgreSQL); [`history`]: finished games.
-//! - [`players`]: people who last beyond one room: guests, accounts, sessions.
+//! - [`players`]: people who last beyond one room: guests, accounts, sessions,
+//!   ratings, and the bans and mutes the rooms enforce.
 //! - [`cluster`]: several instances on one PostgreSQL (docs/cluster.md): leases,
 //!   takeover of a dead instance's rooms, forwarding to a room's owner.
 //!
@@ -185,6 +187,7 @@ impl AppState {
             shutdown: self.shutdown.child_token(),
             bots: self.bots.clone(),
             rooms: Arc::downgrade(&(self.rooms.clone() as Arc<dyn room::Directory>)),
+            sanctions: self.players.sanctions().clone(),
         }
     }
 
@@ -426,6 +429,16 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
+    // The bans and mutes in force, before any room takes a connection; then kept
+    // current (an administrator of another instance of a cluster may change them).
+    let sanctions = state.players.sanctions().clone();
+    players::sanctions::reload(state.store.as_ref(), &sanctions, &state.rooms).await;
+    tokio::spawn(players::sanctions::keep_reloading(
+        state.store.clone(),
+        sanctions,
+        state.rooms.clone(),
+        state.shutdown.clone(),
+    ));
     match &state.cluster {
         // One instance: it holds every unfinished game.
         None => {

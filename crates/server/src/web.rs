@@ -15,6 +15,9 @@
 //! build before gets this build's files under its old version (revalidated, not kept),
 //! all of one build.
 //!
+//! The admin page (`web/admin.html`, `web/admin.js`) is embedded beside them but
+//! served only by the admin listener, at `/admin/ui` (see `crate::admin`).
+//!
 //! `GET /api/board` answers the fixed topology (tiles, intersections, paths, coast
 //! and harbor paths) as JSON, so clients need not re-derive the geometry.
 //!
@@ -169,7 +172,34 @@ const FILES: &[(&str, &str, &str)] = &[
         "text/css; charset=utf-8",
         include_str!("../../../web/style.css"),
     ),
+    (
+        "admin.html",
+        "text/html; charset=utf-8",
+        include_str!("../../../web/admin.html"),
+    ),
+    (
+        "admin.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/admin.js"),
+    ),
 ];
+
+/// The files the admin page loads, served only by the admin listener under
+/// `/admin/ui/` (and not by the public one).
+const ADMIN_FILES: [&str; 7] = [
+    "admin.js",
+    "i18n.js",
+    "dom.js",
+    "strings-en.js",
+    "strings-zh-hans.js",
+    "strings-zh-hant.js",
+    "style.css",
+];
+
+/// Whether the public listener serves `name` (the admin page is not its).
+fn public(name: &str) -> bool {
+    !name.starts_with("admin.")
+}
 
 /// One embedded file as served: its type, its bytes (the page's `index.html` with
 /// its files under the version), gzipped, and its validator.
@@ -323,6 +353,24 @@ pub async fn index(headers: HeaderMap) -> Response {
 /// `GET /web/{file}`: a file of the client (404 for anything not embedded), asked for
 /// again each time (a `304` while it has not changed).
 pub async fn asset(Path(name): Path<String>, headers: HeaderMap) -> Response {
+    if !public(&name) {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    file(&name, &headers, Caching::Revalidate)
+}
+
+/// `GET /admin/ui` on the admin listener: the admin page. It holds nothing secret
+/// and is served without the admin token; every call it makes carries the token
+/// the operator types in.
+pub async fn admin_page(headers: HeaderMap) -> Response {
+    file("admin.html", &headers, Caching::Revalidate)
+}
+
+/// `GET /admin/ui/{file}` on the admin listener: a file the admin page loads.
+pub async fn admin_asset(Path(name): Path<String>, headers: HeaderMap) -> Response {
+    if !ADMIN_FILES.contains(&name.as_str()) {
+        return StatusCode::NOT_FOUND.into_response();
+    }
     file(&name, &headers, Caching::Revalidate)
 }
 
@@ -338,6 +386,9 @@ pub async fn versioned_asset(
     } else {
         Caching::Revalidate
     };
+    if !public(&name) {
+        return StatusCode::NOT_FOUND.into_response();
+    }
     file(&name, &headers, caching)
 }
 

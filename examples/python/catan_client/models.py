@@ -57,6 +57,9 @@ __all__ = [
     "ActionWithdrawOffer",
     "AddBotRequest",
     "AddBotResponse",
+    "AdminPlayer",
+    "AdminPlayerDetail",
+    "AdminPlayerList",
     "AdminRoomDetail",
     "AdminRoomList",
     "AdminRoomSummary",
@@ -131,6 +134,9 @@ __all__ = [
     "Lost",
     "Map",
     "MapKind",
+    "ModerationAction",
+    "ModerationEntry",
+    "ModerationRequest",
     "Occupant",
     "OfferClosed",
     "OfferDeadline",
@@ -166,6 +172,7 @@ __all__ = [
     "RoomList",
     "RoomOptions",
     "RoomStatus",
+    "Sanction",
     "Seat",
     "SeatInfo",
     "SeatPosition",
@@ -599,6 +606,246 @@ class AddBotResponse(TypedDict):
     """The seat the bot took."""
 
 
+class Sanction(TypedDict):
+    """A ban or a mute in force."""
+    reason: str
+    """The reason the administrator gave."""
+    since: int
+    """Since when (Unix ms)."""
+    until: int | None
+    """Until when (Unix ms); `null` until an administrator lifts it."""
+
+
+class AdminPlayer(TypedDict):
+    """
+    A player as an administrator sees them (never a password, its hash or a
+    session token).
+    """
+    account: bool
+    """Whether the player claimed an account (a guest otherwise)."""
+    banned: Sanction | None
+    """The ban in force, if any."""
+    created_at: int
+    """When the player was created (Unix ms)."""
+    deleted: bool
+    """Whether the player deleted itself."""
+    id: str
+    """The player's id."""
+    muted: Sanction | None
+    """The mute in force, if any."""
+    name: str
+    """Display name ("deleted player" once deleted)."""
+
+
+# What an administrator may do to a player (protocol 22.9).
+ModerationAction = Literal["ban", "unban", "mute", "unmute"]
+
+
+class ModerationEntry(TypedDict):
+    """One entry of a player's moderation record (the audit log), newest first."""
+    action: ModerationAction
+    """What was done."""
+    at: int
+    """When (Unix ms)."""
+    reason: str
+    """The reason given."""
+    until: int | None
+    """For a ban or mute: until when (Unix ms); `null` until lifted."""
+
+
+# Where a stored game stands.
+GameStatus = Literal["playing", "finished", "abandoned"]
+
+
+class RatingChange(TypedDict):
+    """What a rated game did to a seat's rating, as shown (protocol 25.8)."""
+    after: int
+    """The rating shown after it (the same for a bot, whose rating is fixed)."""
+    before: int
+    """The rating shown before the game."""
+    place: int
+    """The seat's place in the final order (1 is first; ties share a place)."""
+    provisional: bool
+    """Whether the rating after the game is still provisional."""
+
+
+class PlayerResult(TypedDict):
+    """A seat of a stored game, with its result once finished."""
+    bot: BotKind | None
+    """Bot kind, for built-in bots."""
+    final_vp: int | None
+    """Final victory points, once finished."""
+    name: str
+    """Display name."""
+    player_id: NotRequired[str | None]
+    """
+    The player whose seat it was (protocol 25.7): a person's player, or a bot
+    level's identity; absent for a seat taken without a player and in games
+    stored before players existed.
+    """
+    rating: NotRequired[RatingChange | None]
+    """
+    What a finished rated game did to the seat's rating (protocol 25.8); absent
+    otherwise.
+    """
+    seat: Seat
+    """The seat."""
+    vp_cards: int | None
+    """Victory Point cards revealed at the end."""
+
+
+# Which map a game is played on (R-2.4).
+MapKind = Literal["random", "beginner"]
+
+
+class RoomOptions(TypedDict):
+    """
+    A room's settled options: the engine's `GameOptions` (once, flattened into the
+    same JSON object) and the room's own. Every field has a default, so options
+    written by an older version, without a field added since, still read.
+    """
+    discard_timeout_secs: int
+    """Seconds to discard after a 7; 0 = no discard timer."""
+    listed: bool
+    """In the public room list."""
+    map: MapKind
+    """Random or beginner map (R-2.4; default random)."""
+    players: int
+    """Number of seats, 3 or 4 (default 4)."""
+    rated: bool
+    """
+    A rated game: its result updates the players' ratings (protocol 25.8).
+    Every person's seat needs a player (a session); bots play at their level's
+    fixed rating, and the random baseline cannot be seated.
+    """
+    spectators: bool
+    """Spectators allowed."""
+    stand_in_level: BotKind
+    """The kind of bot that stands in for an absent person."""
+    stand_in_secs: int
+    """
+    Seconds a person's seat may go without a connection while a decision is the
+    seat's before a built-in bot stands in for it (until the person is back);
+    0 = never.
+    """
+    trade_timeout_secs: int
+    """Seconds before a trade offer expires."""
+    turn_limit: int
+    """
+    Turns after which the game ends with no winner if nobody has won, each
+    player's turn counting one (R-10.5; `TURN_LIMIT_MIN`..=`TURN_LIMIT_MAX`,
+    default `DEFAULT_TURN_LIMIT`). Options written before the limit existed
+    read with the default.
+    """
+    turn_timer_secs: int
+    """Seconds per phase; 0 = no turn timer."""
+    vp_target: int
+    """Victory points needed to win, 3..=20 (R-1.1; default 10)."""
+
+
+class GameSummary(TypedDict):
+    """A stored game as listed (`GET /api/games`, `GET /api/games/{id}`)."""
+    finished_at: int | None
+    """End time, Unix ms."""
+    id: str
+    """The game's (and its room's) id."""
+    options: RoomOptions
+    """The room's options."""
+    players: list[PlayerResult]
+    """Seats with names and results."""
+    seed: str | None
+    """The seed, only once finished (decimal string)."""
+    seed_commitment: str
+    """The commitment published at the start."""
+    seed_salt: str | None
+    """The commitment's salt, only once finished."""
+    started_at: int
+    """Start time, Unix ms."""
+    status: GameStatus
+    """`playing`, `finished` or `abandoned` (closed by an administrator mid-game)."""
+    winner: Seat | None
+    """
+    The winner; `None` while playing, and for a game the turn limit ended with no
+    winner (R-10.5).
+    """
+
+
+class RatingInfo(TypedDict):
+    """
+    A rating as shown (protocol 25.8): the conservative figure, whether it is still
+    provisional, and the rated games behind it.
+    """
+    games: int
+    """Rated games played."""
+    provisional: bool
+    """Whether it is still too uncertain to mean much (few rated games)."""
+    value: int
+    """The rating shown (a new player's is 1000)."""
+
+
+class PlayerProfile(TypedDict):
+    """A player as anyone may see them (`GET /api/players/{id}`)."""
+    account: bool
+    """Whether the player claimed an account."""
+    bot: NotRequired[BotKind | None]
+    """The level, for a built-in bot's identity (its rating is fixed)."""
+    games: int
+    """Finished games played, rated or not."""
+    id: str
+    """The player's id."""
+    name: str
+    """Display name ("deleted player" once deleted)."""
+    rating: RatingInfo
+    """The rating."""
+    recent: list[GameSummary]
+    """
+    A page of the player's finished games in listed rooms, newest first (`offset`
+    and `limit` of the query), each as `GET /api/games/{id}` shows it.
+    """
+    wins: int
+    """Of those, the games won."""
+
+
+class SessionInfo(TypedDict):
+    """A session of the player (`GET /api/sessions`)."""
+    created_at: int
+    """When it was opened (Unix milliseconds)."""
+    current: bool
+    """Whether it is the session of the call that lists them."""
+    expires_at: int
+    """When it ends (Unix milliseconds)."""
+    id: str
+    """The session's id (to revoke it; not its token)."""
+    label: str
+    """What it was opened from (the client's `User-Agent`, shortened)."""
+
+
+class AdminPlayerDetail(TypedDict):
+    """
+    `GET /admin/players/{id}` answer: the player, their sessions (ids and labels,
+    never tokens), their profile (rating, record, recent games) and their
+    moderation record.
+    """
+    moderation: list[ModerationEntry]
+    """Every moderation action taken on the player, newest first."""
+    player: AdminPlayer
+    """The player."""
+    profile: PlayerProfile
+    """The profile anyone may see, with the newest 20 games."""
+    sessions: list[SessionInfo]
+    """Unexpired sessions, newest first (`current` is always false here)."""
+
+
+class AdminPlayerList(TypedDict):
+    """`GET /admin/players` answer: a page of players, newest first."""
+    offset: int
+    """Players skipped before the page."""
+    players: list[AdminPlayer]
+    """The page."""
+    total: int
+    """All the players the query matches."""
+
+
 class PhaseDiscard(TypedDict):
     """A 7 was rolled: the listed seats still owe these many cards (R-7.1)."""
     name: Literal["discard"]
@@ -660,55 +907,6 @@ class PhaseSetup(TypedDict):
 
 # The step of the game, deciding which actions are legal.
 Phase = PhaseSetup | PhasePreRoll | PhaseDiscard | PhaseMoveRobber | PhaseMain | PhaseRoadBuilding | PhaseOver
-
-
-# Which map a game is played on (R-2.4).
-MapKind = Literal["random", "beginner"]
-
-
-class RoomOptions(TypedDict):
-    """
-    A room's settled options: the engine's `GameOptions` (once, flattened into the
-    same JSON object) and the room's own. Every field has a default, so options
-    written by an older version, without a field added since, still read.
-    """
-    discard_timeout_secs: int
-    """Seconds to discard after a 7; 0 = no discard timer."""
-    listed: bool
-    """In the public room list."""
-    map: MapKind
-    """Random or beginner map (R-2.4; default random)."""
-    players: int
-    """Number of seats, 3 or 4 (default 4)."""
-    rated: bool
-    """
-    A rated game: its result updates the players' ratings (protocol 25.8).
-    Every person's seat needs a player (a session); bots play at their level's
-    fixed rating, and the random baseline cannot be seated.
-    """
-    spectators: bool
-    """Spectators allowed."""
-    stand_in_level: BotKind
-    """The kind of bot that stands in for an absent person."""
-    stand_in_secs: int
-    """
-    Seconds a person's seat may go without a connection while a decision is the
-    seat's before a built-in bot stands in for it (until the person is back);
-    0 = never.
-    """
-    trade_timeout_secs: int
-    """Seconds before a trade offer expires."""
-    turn_limit: int
-    """
-    Turns after which the game ends with no winner if nobody has won, each
-    player's turn counting one (R-10.5; `TURN_LIMIT_MIN`..=`TURN_LIMIT_MAX`,
-    default `DEFAULT_TURN_LIMIT`). Options written before the limit existed
-    read with the default.
-    """
-    turn_timer_secs: int
-    """Seconds per phase; 0 = no turn timer."""
-    vp_target: int
-    """Victory points needed to win, 3..=20 (R-1.1; default 10)."""
 
 
 # Where a room is in its life.
@@ -1916,74 +2114,6 @@ class ErrorBody(TypedDict):
     """The error."""
 
 
-# Where a stored game stands.
-GameStatus = Literal["playing", "finished", "abandoned"]
-
-
-class RatingChange(TypedDict):
-    """What a rated game did to a seat's rating, as shown (protocol 25.8)."""
-    after: int
-    """The rating shown after it (the same for a bot, whose rating is fixed)."""
-    before: int
-    """The rating shown before the game."""
-    place: int
-    """The seat's place in the final order (1 is first; ties share a place)."""
-    provisional: bool
-    """Whether the rating after the game is still provisional."""
-
-
-class PlayerResult(TypedDict):
-    """A seat of a stored game, with its result once finished."""
-    bot: BotKind | None
-    """Bot kind, for built-in bots."""
-    final_vp: int | None
-    """Final victory points, once finished."""
-    name: str
-    """Display name."""
-    player_id: NotRequired[str | None]
-    """
-    The player whose seat it was (protocol 25.7): a person's player, or a bot
-    level's identity; absent for a seat taken without a player and in games
-    stored before players existed.
-    """
-    rating: NotRequired[RatingChange | None]
-    """
-    What a finished rated game did to the seat's rating (protocol 25.8); absent
-    otherwise.
-    """
-    seat: Seat
-    """The seat."""
-    vp_cards: int | None
-    """Victory Point cards revealed at the end."""
-
-
-class GameSummary(TypedDict):
-    """A stored game as listed (`GET /api/games`, `GET /api/games/{id}`)."""
-    finished_at: int | None
-    """End time, Unix ms."""
-    id: str
-    """The game's (and its room's) id."""
-    options: RoomOptions
-    """The room's options."""
-    players: list[PlayerResult]
-    """Seats with names and results."""
-    seed: str | None
-    """The seed, only once finished (decimal string)."""
-    seed_commitment: str
-    """The commitment published at the start."""
-    seed_salt: str | None
-    """The commitment's salt, only once finished."""
-    started_at: int
-    """Start time, Unix ms."""
-    status: GameStatus
-    """`playing`, `finished` or `abandoned` (closed by an administrator mid-game)."""
-    winner: Seat | None
-    """
-    The winner; `None` while playing, and for a game the turn limit ended with no
-    winner (R-10.5).
-    """
-
-
 class GameList(TypedDict):
     """`GET /api/games` answer."""
     games: list[GameSummary]
@@ -2033,19 +2163,6 @@ class KickRequest(TypedDict):
     """
 
 
-class RatingInfo(TypedDict):
-    """
-    A rating as shown (protocol 25.8): the conservative figure, whether it is still
-    provisional, and the rated games behind it.
-    """
-    games: int
-    """Rated games played."""
-    provisional: bool
-    """Whether it is still too uncertain to mean much (few rated games)."""
-    value: int
-    """The rating shown (a new player's is 1000)."""
-
-
 class LeaderboardEntry(TypedDict):
     """One row of the leaderboard."""
     id: str
@@ -2073,6 +2190,17 @@ class Leaderboard(TypedDict):
     """All the entries the query matches."""
 
 
+class ModerationRequest(TypedDict):
+    """`POST /admin/players/{id}/{ban,unban,mute,unmute}` body."""
+    hours: NotRequired[int | None]
+    """
+    For a ban or a mute: how many hours it lasts (1 to 87,600); left out, it
+    lasts until lifted. Not taken by unban and unmute.
+    """
+    reason: str
+    """Why, for the record: 1 to 500 characters."""
+
+
 class PlayerInfo(TypedDict):
     """A player as they see themselves (`GET /api/me`)."""
     account: bool
@@ -2083,29 +2211,6 @@ class PlayerInfo(TypedDict):
     """The player's id."""
     name: str
     """Display name."""
-
-
-class PlayerProfile(TypedDict):
-    """A player as anyone may see them (`GET /api/players/{id}`)."""
-    account: bool
-    """Whether the player claimed an account."""
-    bot: NotRequired[BotKind | None]
-    """The level, for a built-in bot's identity (its rating is fixed)."""
-    games: int
-    """Finished games played, rated or not."""
-    id: str
-    """The player's id."""
-    name: str
-    """Display name ("deleted player" once deleted)."""
-    rating: RatingInfo
-    """The rating."""
-    recent: list[GameSummary]
-    """
-    A page of the player's finished games in listed rooms, newest first (`offset`
-    and `limit` of the query), each as `GET /api/games/{id}` shows it.
-    """
-    wins: int
-    """Of those, the games won."""
 
 
 class RematchResponse(TypedDict):
@@ -2213,20 +2318,6 @@ class ServerStats(TypedDict):
     """Whether the game store answers now."""
     uptime_secs: int
     """Seconds since the server started."""
-
-
-class SessionInfo(TypedDict):
-    """A session of the player (`GET /api/sessions`)."""
-    created_at: int
-    """When it was opened (Unix milliseconds)."""
-    current: bool
-    """Whether it is the session of the call that lists them."""
-    expires_at: int
-    """When it ends (Unix milliseconds)."""
-    id: str
-    """The session's id (to revoke it; not its token)."""
-    label: str
-    """What it was opened from (the client's `User-Agent`, shortened)."""
 
 
 class SessionList(TypedDict):

@@ -2,6 +2,14 @@
 //! loopback by default) and only when an admin token is configured. Every request
 //! must carry `Authorization: Bearer <admin token>`, compared in constant time; every
 //! call is logged with its method and path, never with the token.
+//!
+//! # Layout
+//!
+//! - `mod.rs`: the router, its guard, and the rooms, statistics and metrics calls;
+//!   the admin page (`/admin/ui`, `web/admin.js`), served without the guard.
+//! - [`players`]: moderation: finding players, their record, bans and mutes.
+
+mod players;
 
 use std::sync::Arc;
 
@@ -50,15 +58,24 @@ pub fn router(app: AppState, token: &SecretString) -> Router {
         .route("/admin/rooms/{id}", get(inspect_room))
         .route("/admin/rooms/{id}/close", post(close_room))
         .route("/admin/rooms/{id}/seats/{seat}/kick", post(kick_seat))
+        .route("/admin/players", get(players::list))
+        .route("/admin/players/{id}", get(players::detail))
+        .route("/admin/players/{id}/{action}", post(players::moderate))
         .route("/admin/stats", get(stats))
         .route("/metrics", get(metrics))
         .with_state(admin.clone());
     // The guard stands in front of the whole router, not of each route: without the
     // token every path and method is refused alike (no `404`, `405` or `Allow`
     // header tells a route exists).
-    Router::new()
+    let guarded = Router::new()
         .fallback_service(routes)
-        .layer(axum::middleware::from_fn_with_state(admin, guard))
+        .layer(axum::middleware::from_fn_with_state(admin, guard));
+    // But the admin page and its files, which hold nothing secret: the page asks
+    // for the token and sends it with each call.
+    let page = Router::new()
+        .route("/admin/ui", get(crate::web::admin_page))
+        .route("/admin/ui/{file}", get(crate::web::admin_asset));
+    crate::web::with_security_headers(page).fallback_service(guarded)
 }
 
 /// Refuses a missing or wrong token with 401 `unauthorized`, and logs every call.

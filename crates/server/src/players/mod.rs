@@ -11,10 +11,14 @@
 //! - [`password`]: Argon2id hashing and verification off the async threads.
 //! - [`ratings`]: profiles and the leaderboard (the ratings themselves are kept
 //!   by the store, updated with each rated result: `crate::store`).
+//! - [`sanctions`]: the bans and mutes in force, as rooms read them, and the
+//!   disconnection of a player newly banned (administrators impose them:
+//!   `crate::admin`).
 
 pub mod api;
 pub mod password;
 pub mod ratings;
+pub mod sanctions;
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -24,7 +28,7 @@ use catan_protocol::{LobbyError, PlayerInfo, SessionInfo, text};
 use uuid::Uuid;
 
 use crate::limits::{AddressLimiter, KeyedLimiter};
-use crate::store::{Claim, PlayerRow, SessionRow, Store, StoreError};
+use crate::store::{Claim, PlayerRow, SanctionKind, SessionRow, Store, StoreError};
 use crate::token::TokenHash;
 
 /// The name of the session cookie.
@@ -86,7 +90,7 @@ fn new_session_token() -> String {
 }
 
 /// The current time in Unix milliseconds.
-fn now_ms() -> u64 {
+pub(crate) fn now_ms() -> u64 {
     u64::try_from(
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -107,7 +111,7 @@ pub fn info(p: &PlayerRow) -> PlayerInfo {
     }
 }
 
-fn session_info(s: &SessionRow, current: Option<Uuid>) -> SessionInfo {
+pub(crate) fn session_info(s: &SessionRow, current: Option<Uuid>) -> SessionInfo {
     SessionInfo {
         id: s.id,
         label: s.label.clone(),
@@ -135,6 +139,8 @@ pub struct Players {
     /// A hash verified against when no account has the name given, so that a
     /// wrong name costs what a wrong password does (made at the first sign-in).
     dummy: tokio::sync::OnceCell<String>,
+    /// The bans and mutes in force.
+    sanctions: Arc<sanctions::Sanctions>,
 }
 
 impl std::fmt::Debug for Players {
@@ -156,9 +162,16 @@ impl Players {
                 config.sign_in_burst,
             ),
             dummy: tokio::sync::OnceCell::new(),
+            sanctions: Arc::default(),
             store,
             config,
         }
+    }
+
+    /// The bans and mutes in force, as the rooms read them.
+    #[must_use]
+    pub fn sanctions(&self) -> &Arc<sanctions::Sanctions> {
+        &self.sanctions
     }
 
     /// How long a session lasts.
@@ -291,7 +304,8 @@ impl Players {
     /// password take the same work and get the same answer.
     ///
     /// # Errors
-    /// `rate_limited`, `invalid_credentials`, `store_unavailable`.
+    /// `rate_limited`, `invalid_credentials`, `banned` (after the password
+    /// check), `store_unavailable`.
     pub async fn sign_in(
         &self,
         addr: IpAddr,
@@ -315,6 +329,17 @@ impl Players {
         let Some(player) = account.filter(|a| right && a.password_hash.is_some()) else {
             return Err(LobbyError::InvalidCredentials);
         };
+        // Told only to whoever knows the password (the store, not the copy: it is
+        // current in a cluster too).
+        let now = now_ms();
+        let sanctions = self
+            .store
+            .sanctions(Some(player.id), now)
+            .await
+            .map_err(stored)?;
+        if sanctions.iter().any(|s| s.kind == SanctionKind::Ban) {
+            return Err(LobbyError::Banned);
+        }
         let (session, token) = self.open(&player, label).await?;
         Ok((player, session, token))
     }

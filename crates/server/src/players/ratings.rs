@@ -36,6 +36,19 @@ pub async fn profile(
     ApiQuery(q): ApiQuery<ProfileQuery>,
 ) -> Result<Json<PlayerProfile>, ApiError> {
     let id = Uuid::parse_str(&id).map_err(|_| LobbyError::PlayerNotFound)?;
+    let page = (q.offset.unwrap_or(0), q.limit.unwrap_or(20));
+    Ok(Json(profile_of(&state, id, page).await?))
+}
+
+/// Player `id`'s profile with the page `(offset, limit)` of their recent games.
+///
+/// # Errors
+/// `player_not_found`, `store_unavailable`.
+pub async fn profile_of(
+    state: &AppState,
+    id: Uuid,
+    (offset, limit): (u64, u64),
+) -> Result<PlayerProfile, ApiError> {
     let stats = state
         .store
         .player_stats(id)
@@ -45,15 +58,15 @@ pub async fn profile(
     let query = GameQuery {
         player: None,
         player_id: Some(id),
-        offset: q.offset.unwrap_or(0),
-        limit: q.limit.unwrap_or(20).clamp(1, MAX_PAGE),
+        offset,
+        limit: limit.clamp(1, MAX_PAGE),
     };
     let recent = state
         .store
         .finished_games(&query)
         .await
         .map_err(|e| store_down(&e))?;
-    Ok(Json(PlayerProfile {
+    Ok(PlayerProfile {
         id,
         name: stats.row.name.clone(),
         account: stats.row.password_hash.is_some(),
@@ -62,7 +75,7 @@ pub async fn profile(
         games: stats.games,
         wins: stats.wins,
         recent: recent.iter().map(summary).collect(),
-    }))
+    })
 }
 
 /// `GET /api/leaderboard?offset=&limit=&provisional=`

@@ -112,6 +112,9 @@ pub struct RoomContext {
     /// a rematch can make its room. Weak: the rooms own the handles, not the other
     /// way round.
     pub rooms: Weak<dyn Directory>,
+    /// The bans and mutes in force: a banned player's seat does not reconnect, a
+    /// muted player's chat is refused.
+    pub sanctions: Arc<crate::players::sanctions::Sanctions>,
 }
 
 impl std::fmt::Debug for RoomContext {
@@ -231,6 +234,13 @@ pub(crate) enum Command {
         seat: Seat,
         message: String,
         reply: oneshot::Sender<Result<(), LobbyError>>,
+    },
+    /// An administrator banned `player`: every client on one of their seats is
+    /// disconnected (the answer says how many).
+    KickPlayer {
+        player: Uuid,
+        message: String,
+        reply: oneshot::Sender<usize>,
     },
     /// The room of the next game with the same options, after this one.
     Rematch {
@@ -510,6 +520,20 @@ impl RoomHandle {
             reply,
         })
         .await?
+    }
+
+    /// Disconnects every client on a seat of `player` with 4011 (the seats are
+    /// kept); returns how many there were.
+    ///
+    /// # Errors
+    /// `RoomNotFound`.
+    pub async fn kick_player(&self, player: Uuid, message: String) -> Result<usize, LobbyError> {
+        self.ask(|reply| Command::KickPlayer {
+            player,
+            message,
+            reply,
+        })
+        .await
     }
 
     /// Detaches a connection.

@@ -17,11 +17,12 @@ use super::state::{Now, Out, RematchPlan, RestoreError, Room, Timer};
 use super::writes::{SeqReservation, store_finish};
 use super::{Command, ConnId, ConnShared, Connected, Outbound, RoomContext, RoomHandle, Wire};
 use crate::error::LobbyError;
-use crate::store::{ActionRecord, GameRecord, LobbyRecord};
+use crate::players::sanctions::MUTED_MESSAGE;
+use crate::store::{ActionRecord, GameRecord, LobbyRecord, SanctionKind};
 use crate::token;
 use catan_protocol::{
-    AddBotRequest, BotKind, CloseCode, CloseRoomResponse, ClosingReason, RematchResponse,
-    RoomOptions, RoomStatus, TakeSeatResponse,
+    AddBotRequest, BotKind, ClientMessage, CloseCode, CloseRoomResponse, ClosingReason, ErrorCode,
+    RematchResponse, RoomOptions, RoomStatus, TakeSeatResponse,
 };
 
 /// The socket side of one connection.
@@ -270,7 +271,9 @@ impl RoomTask {
                 msg,
                 received,
             } => {
-                if let Some(staged) = self.room.client_message(conn, msg) {
+                if matches!(msg, ClientMessage::Chat { .. }) && self.muted(conn) {
+                    self.room.refuse(conn, ErrorCode::Muted, MUTED_MESSAGE);
+                } else if let Some(staged) = self.room.client_message(conn, msg) {
                     self.store_and_commit(staged, Some(received)).await;
                 }
             }
@@ -288,7 +291,21 @@ impl RoomTask {
             } => {
                 let _ = reply.send(self.room.kick(seat, &message));
             }
+            Command::KickPlayer {
+                player,
+                message,
+                reply,
+            } => {
+                let _ = reply.send(self.room.kick_player(player, &message));
+            }
         }
+    }
+
+    /// Whether the player of connection `conn`'s seat is muted.
+    fn muted(&self, conn: ConnId) -> bool {
+        self.room
+            .player_of_conn(conn)
+            .is_some_and(|p| self.ctx.sanctions.holds(p, SanctionKind::Mute))
     }
 
     /// Answers a command that only reads the room (its description, what
@@ -391,6 +408,12 @@ impl RoomTask {
         last_seq: Option<u64>,
         wire: Wire,
     ) -> Result<Connected, LobbyError> {
+        let banned = token
+            .and_then(|t| self.room.player_of_token(t))
+            .is_some_and(|p| self.ctx.sanctions.holds(p, SanctionKind::Ban));
+        if banned {
+            return Err(LobbyError::Banned);
+        }
         let (conn, seat) = self.room.connect(token, last_seq, wire)?;
         let connected = self.link(conn, seat);
         // The snapshot (or the missed messages) is queued before the caller hears of

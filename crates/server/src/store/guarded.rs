@@ -16,8 +16,8 @@ use tracing::debug;
 use uuid::Uuid;
 
 use super::{
-    ActionRecord, Claim, Finish, GameQuery, GameRecord, LeaderRow, LobbyRecord, NewGame, PlayerRow,
-    PlayerStats, SessionRow, Store, StoreError, retry,
+    ActionRecord, Claim, Finish, GameQuery, GameRecord, LeaderRow, LobbyRecord, ModerationRow,
+    NewGame, PlayerRow, PlayerStats, SanctionRow, SessionRow, Store, StoreError, retry,
 };
 use crate::metrics::Metrics;
 
@@ -278,6 +278,41 @@ impl Store for Guarded {
         self.write("delete_player", Some(retry::brief()), || {
             self.inner.delete_player(id, at)
         })
+        .await
+    }
+    async fn find_players(
+        &self,
+        name: Option<&str>,
+        offset: u64,
+        limit: u64,
+    ) -> Result<(Vec<PlayerRow>, u64), StoreError> {
+        self.read(
+            "find_players",
+            self.limit,
+            self.inner.find_players(name, offset, limit),
+        )
+        .await
+    }
+    async fn sanctions(
+        &self,
+        player: Option<Uuid>,
+        now: u64,
+    ) -> Result<Vec<SanctionRow>, StoreError> {
+        self.read("sanctions", self.limit, self.inner.sanctions(player, now))
+            .await
+    }
+    async fn moderate(&self, entry: &ModerationRow) -> Result<bool, StoreError> {
+        self.write("moderate", Some(retry::brief()), || {
+            self.inner.moderate(entry)
+        })
+        .await
+    }
+    async fn moderation_log(&self, player: Uuid) -> Result<Vec<ModerationRow>, StoreError> {
+        self.read(
+            "moderation_log",
+            self.limit,
+            self.inner.moderation_log(player),
+        )
         .await
     }
 }

@@ -10,6 +10,7 @@ mod group_commit;
 mod guarded;
 mod leases;
 mod lobbies;
+mod moderation;
 mod options;
 mod players;
 mod ratings;
@@ -29,6 +30,7 @@ pub use fence::{Fence, NO_EPOCH};
 pub use guarded::Guarded;
 pub use leases::Leases;
 
+pub use moderation::{ModerationRow, SanctionKind, SanctionRow};
 pub use options::StoredOptions;
 pub use players::DELETED_NAME;
 pub use ratings::{LeaderRow, PlayerStats, Recomputed, bot_of_player_id, bot_player_id};
@@ -465,6 +467,38 @@ pub trait Store: Send + Sync + 'static {
     /// stay.
     async fn delete_player(&self, id: Uuid, at: u64) -> Result<(), StoreError> {
         let _ = (id, at);
+        Err(keeps_no_players())
+    }
+    /// A page of the players whose name contains `name` (any case; every player
+    /// without it), newest first, and how many match.
+    async fn find_players(
+        &self,
+        name: Option<&str>,
+        offset: u64,
+        limit: u64,
+    ) -> Result<(Vec<PlayerRow>, u64), StoreError> {
+        let _ = (name, offset, limit);
+        Err(keeps_no_players())
+    }
+    /// The bans and mutes in force at `now`: of `player`, or of everyone.
+    async fn sanctions(
+        &self,
+        player: Option<Uuid>,
+        now: u64,
+    ) -> Result<Vec<SanctionRow>, StoreError> {
+        let _ = (player, now);
+        Err(keeps_no_players())
+    }
+    /// Takes moderation action `entry` (a ban or mute replaces the one in force; a
+    /// ban ends every session) and logs it, in one transaction: false, and nothing
+    /// done, when there is no such player.
+    async fn moderate(&self, entry: &ModerationRow) -> Result<bool, StoreError> {
+        let _ = entry;
+        Err(keeps_no_players())
+    }
+    /// Every moderation action taken on `player`, newest first.
+    async fn moderation_log(&self, player: Uuid) -> Result<Vec<ModerationRow>, StoreError> {
+        let _ = player;
         Err(keeps_no_players())
     }
 }

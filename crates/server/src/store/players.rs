@@ -12,18 +12,18 @@ use super::{Claim, PlayerRow, SessionRow, SqlStore, StoreError};
 /// The name a deleted player's row and stored seats take.
 pub const DELETED_NAME: &str = "deleted player";
 
-fn millis(row: &AnyRow, column: &str) -> Result<u64, StoreError> {
+pub(super) fn millis(row: &AnyRow, column: &str) -> Result<u64, StoreError> {
     Ok(u64::try_from(row.try_get::<i64, _>(column)?).unwrap_or(0))
 }
 
-fn uuid(row: &AnyRow, column: &str) -> Result<Uuid, StoreError> {
+pub(super) fn uuid(row: &AnyRow, column: &str) -> Result<Uuid, StoreError> {
     let s: String = row.try_get(column)?;
     Uuid::parse_str(&s).map_err(corrupt)
 }
 
-const PLAYER_COLUMNS: &str = "p.id, p.name, p.password_hash, p.created_at, p.deleted_at";
+pub(super) const PLAYER_COLUMNS: &str = "p.id, p.name, p.password_hash, p.created_at, p.deleted_at";
 
-fn player(row: &AnyRow) -> Result<PlayerRow, StoreError> {
+pub(super) fn player(row: &AnyRow) -> Result<PlayerRow, StoreError> {
     Ok(PlayerRow {
         id: uuid(row, "id")?,
         name: row.try_get("name")?,

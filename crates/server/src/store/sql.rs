@@ -14,7 +14,8 @@ use super::games::{GAME_COLUMNS, corrupt, games_with_players, records, seat_of, 
 use super::group_commit::to_i64;
 use super::{
     ActionRecord, Claim, Fence, Finish, GameQuery, GameRecord, GameStatus, LeaderRow, LobbyRecord,
-    NewGame, PlayerRow, PlayerStats, SessionRow, Store, StoreError, StoredOptions,
+    ModerationRow, NewGame, PlayerRow, PlayerStats, SanctionRow, SessionRow, Store, StoreError,
+    StoredOptions,
 };
 
 /// A store backed by a connection pool.
@@ -508,5 +509,26 @@ impl Store for SqlStore {
         provisional: bool,
     ) -> Result<(Vec<(u64, LeaderRow)>, u64), StoreError> {
         self.select_leaderboard(offset, limit, provisional).await
+    }
+    async fn find_players(
+        &self,
+        name: Option<&str>,
+        offset: u64,
+        limit: u64,
+    ) -> Result<(Vec<PlayerRow>, u64), StoreError> {
+        self.search_players(name, offset, limit).await
+    }
+    async fn sanctions(
+        &self,
+        player: Option<Uuid>,
+        now: u64,
+    ) -> Result<Vec<SanctionRow>, StoreError> {
+        self.select_sanctions(player, now).await
+    }
+    async fn moderate(&self, entry: &ModerationRow) -> Result<bool, StoreError> {
+        self.insert_moderation(entry).await
+    }
+    async fn moderation_log(&self, player: Uuid) -> Result<Vec<ModerationRow>, StoreError> {
+        self.select_moderation_log(player).await
     }
 }

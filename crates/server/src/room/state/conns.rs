@@ -317,6 +317,32 @@ impl Room {
         Ok(())
     }
 
+    /// Disconnects every client on a seat of `player` (an administrator banned
+    /// them) with 4011 after a `closing` message; returns how many there were.
+    pub(crate) fn kick_player(&mut self, player: uuid::Uuid, message: &str) -> usize {
+        let conns: Vec<ConnId> = self
+            .seats
+            .of_player(player)
+            .into_iter()
+            .filter_map(|seat| self.conns.of_seat(seat))
+            .collect();
+        for &conn in &conns {
+            let msg = ServerMessage::closing(ClosingReason::Kicked, message);
+            self.drop_conn(conn, CloseCode::Kicked, Some(msg));
+        }
+        conns.len()
+    }
+
+    /// The player of the seat whose token `token` is (a signed-in person's).
+    pub(crate) fn player_of_token(&self, token: &str) -> Option<uuid::Uuid> {
+        self.seats.player(self.seats.seat_of_token(token)?)
+    }
+
+    /// The player of the seat connection `conn` is attached to.
+    pub(crate) fn player_of_conn(&self, conn: ConnId) -> Option<uuid::Uuid> {
+        self.seats.player(self.conns.get(conn)?.seat?)
+    }
+
     /// Closes the room to everyone: a `closing` message with `reason` and `message`,
     /// each socket closed with `code`; the timers stop. Returns how many connections
     /// there were.

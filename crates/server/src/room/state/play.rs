@@ -148,6 +148,12 @@ impl Room {
 
     /// Chat from `seat` (or a spectator) to everyone, as
     /// [`catan_protocol::text::clean_chat`] leaves it.
+    /// Answers connection `conn` with an `error` of `code` (a message refused
+    /// before the room looked at it); nothing else changes.
+    pub(crate) fn refuse(&mut self, conn: ConnId, code: ErrorCode, message: &str) {
+        self.send_to(conn, &ServerMessage::error(code, message));
+    }
+
     fn chat(&mut self, conn: ConnId, seat: Option<Seat>, text: &str) {
         let text = match catan_protocol::text::clean_chat(text) {
             Ok(text) => text,

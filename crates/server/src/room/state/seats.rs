@@ -191,6 +191,21 @@ impl Seats {
             .any(|t| t.player == Some(player))
     }
 
+    /// The player whose seat `seat` is, if a signed-in person took it.
+    pub(super) fn player(&self, seat: Seat) -> Option<uuid::Uuid> {
+        self.seats.get(seat.index())?.as_ref()?.player
+    }
+
+    /// The seats of `player`.
+    pub(super) fn of_player(&self, player: uuid::Uuid) -> Vec<Seat> {
+        self.seats
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.as_ref().is_some_and(|t| t.player == Some(player)))
+            .map(|(i, _)| seat_at(i))
+            .collect()
+    }
+
     /// Frees `seat`: its token stops working.
     pub(super) fn free(&mut self, seat: Seat) {
         if let Some(s) = self.seats.get_mut(seat.index()) {

@@ -120,6 +120,7 @@ fn context(store: Arc<dyn Store>) -> RoomContext {
         shutdown,
         bots: Arc::new(crate::bot::Bots::new(config.bots.settings())),
         rooms: Weak::<crate::registry::Rooms>::new(),
+        sanctions: Arc::default(),
     }
 }
 
