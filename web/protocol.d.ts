@@ -1221,6 +1221,8 @@ export interface ModerationEntry {
   reason: string;
   /** For a ban or mute: until when (Unix ms); `null` until lifted. */
   until: number | null;
+  /** Who took it: the name the administrator gave (`by`), or `admin`. */
+  by: string;
   /** When (Unix ms). */
   at: number;
 }
@@ -1229,6 +1231,11 @@ export interface ModerationEntry {
 export interface ModerationRequest {
   /** Why, for the record: 1 to 500 characters. */
   reason: string;
+  /**
+   * Who takes it, for the record (1 to 32 characters; the admin API has one
+   * token, so administrators name themselves); left out: `admin`.
+   */
+  by?: string | null;
   /**
    * For a ban or a mute: how many hours it lasts (1 to 87,600); left out, it
    * lasts until lifted. Not taken by unban and unmute.

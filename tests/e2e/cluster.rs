@@ -44,13 +44,22 @@ async fn stored_actions(store: &SqlStore, room: Uuid) -> i64 {
 /// An instance of a cluster with `lease_secs` leases, registered as reached at
 /// `address`, once it answers (it registers before it serves).
 async fn instance(url: &str, address: &str, lease_secs: &str) -> TestServer {
-    let mut server = TestServer::spawn_process_with(
-        url,
-        &[
-            ("CATAN_CLUSTER_ADDRESS", address),
-            ("CATAN_CLUSTER_LEASE_SECS", lease_secs),
-        ],
-    );
+    instance_with(url, address, lease_secs, &[]).await
+}
+
+/// [`instance`] with more variables in its environment.
+async fn instance_with(
+    url: &str,
+    address: &str,
+    lease_secs: &str,
+    more: &[(&str, &str)],
+) -> TestServer {
+    let mut env = vec![
+        ("CATAN_CLUSTER_ADDRESS", address),
+        ("CATAN_CLUSTER_LEASE_SECS", lease_secs),
+    ];
+    env.extend_from_slice(more);
+    let mut server = TestServer::spawn_process_with(url, &env);
     server
         .wait_ready(Duration::from_secs(20))
         .await
@@ -428,8 +437,19 @@ pub(crate) async fn instance_at(
     name: &str,
     lease_secs: &str,
 ) -> TestServer {
+    instance_at_with(url, plain, name, lease_secs, &[]).await
+}
+
+/// [`instance_at`] with more variables in its environment.
+pub(crate) async fn instance_at_with(
+    url: &str,
+    plain: &SqlStore,
+    name: &str,
+    lease_secs: &str,
+    more: &[(&str, &str)],
+) -> TestServer {
     let placeholder = format!("http://{name}.invalid");
-    let s = instance(url, &placeholder, lease_secs).await;
+    let s = instance_with(url, &placeholder, lease_secs, more).await;
     listening_at(plain, &placeholder, &s).await;
     s
 }

@@ -37,6 +37,7 @@ mod stale;
 mod stand_in;
 mod store;
 mod stored_game;
+mod stored_players;
 mod text;
 mod timers;
 mod turn_limit;

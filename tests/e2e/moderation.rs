@@ -381,3 +381,45 @@ async fn the_admin_page_is_served_without_the_token_and_nothing_else_is() {
     }
     server.stop().await;
 }
+
+/// In a cluster (docs/cluster.md), a ban taken through one instance reaches a seat
+/// connected to another: the owner of the room reads the sanctions in force every
+/// 5 s (`players::sanctions::REFRESH`), closes the seat with 4011 and refuses it
+/// after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ban_taken_through_one_instance_closes_the_seat_on_another() {
+    use catan_server::store::SqlStore;
+    let url = fresh_postgres_url().await;
+    let plain = SqlStore::connect(&url).await.expect("store");
+    let admin_env = [("CATAN_ADMIN_TOKEN", "cluster-moderation-token")];
+    let a = crate::cluster::instance_at_with(&url, &plain, "a", "9", &admin_env).await;
+    let b = crate::cluster::instance_at_with(&url, &plain, "b", "9", &admin_env).await;
+    let ann = a.guest("Ann").await.0;
+    let room = a.create_room(json!({ "players": 3 })).await.room_id;
+    let seat = seat_as(&a, room, &ann).await;
+    let mut ws = a.connect(room, Some(&seat), None).await;
+    ws.recv().await.expect("a snapshot");
+    let banned_at = std::time::Instant::now();
+    let (status, body) = admin(
+        &b,
+        &format!("/admin/players/{}/ban", ann.player.id),
+        Some(json!({ "reason": "cheating" })),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let closing = ws
+        .recv_until(|m| matches!(m, ServerMessage::Closing { .. }))
+        .await;
+    assert!(matches!(closing, ServerMessage::Closing { ref code, .. } if code == "kicked"));
+    assert_eq!(ws.close_code().await, Some(4011));
+    let took = banned_at.elapsed();
+    assert!(
+        took < std::time::Duration::from_secs(8),
+        "closed after {took:?}"
+    );
+    assert_eq!(
+        upgrade(&a, room, &seat).await,
+        Err((403, "banned".to_owned()))
+    );
+    plain.close();
+}

@@ -224,7 +224,7 @@ where
 
 /// The marked types that clients send: the schema describes them as the server reads
 /// them (`{name}Input` where that differs from the server-written form).
-const CLIENT_SENT: [&str; 11] = [
+const CLIENT_SENT: [&str; 12] = [
     "ClientMessage",
     "CreateRoomRequest",
     "TakeSeatRequest",
@@ -236,6 +236,7 @@ const CLIENT_SENT: [&str; 11] = [
     "ClaimRequest",
     "SignInRequest",
     "RenameRequest",
+    "ModerationRequest",
 ];
 
 /// The schema definition an example marked `ty` must validate against.
@@ -277,6 +278,9 @@ fn check(ex: &Example) -> Result<Value, String> {
         "AdminRoomDetail" => admin_detail(ex),
         "CloseRoomResponse" => round_trip::<catan_protocol::CloseRoomResponse>(ex, true),
         "ServerStats" => round_trip::<catan_protocol::ServerStats>(ex, true),
+        "AdminPlayerList" => round_trip::<catan_protocol::AdminPlayerList>(ex, true),
+        "ModerationEntry" => round_trip::<catan_protocol::ModerationEntry>(ex, true),
+        "ModerationRequest" => round_trip::<catan_protocol::ModerationRequest>(ex, false),
         // Players (section 25).
         "GuestRequest" => round_trip::<catan_protocol::GuestRequest>(ex, false),
         "ClaimRequest" => round_trip::<catan_protocol::ClaimRequest>(ex, false),

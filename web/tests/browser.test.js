@@ -258,7 +258,7 @@ for (const name of NAMES) {
     });
 
     test(`a bot stands in for a person who does not come, marked on the seat, until they do in ${name}`, { timeout: 120000 }, async () => {
-      await spectateAStandIn(browser, base, out);
+      await spectateAStandIn(browser, base, out, admin);
     });
 
     test(`after a game: the statistics, a rematch and the replay viewer in ${name}`, { timeout: 120000 }, async () => {

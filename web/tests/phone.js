@@ -15,6 +15,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { launch } from './driver.js';
+import { closeRooms } from './scenario.js';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -38,13 +39,6 @@ async function personAndBots(base, { players = 3, kind = 'hard', options = {} } 
   return { id, token };
 }
 
-/** Closes the rooms whose bots would play on (admin API). */
-export async function closeRooms(admin, ids) {
-  if (!admin?.url) return;
-  for (const id of ids) {
-    await fetch(`${admin.url}/admin/rooms/${id}/close`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', authorization: `Bearer ${admin.token}` } }).catch(() => {});
-  }
-}
 
 /**
  * Back from a game to the lobby, then Forward to it: away within a second, the

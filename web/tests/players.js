@@ -26,9 +26,8 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { measure } from './scenario.js';
+import { closeRooms, measure } from './scenario.js';
 import { tr } from './lobby.js';
-import { closeRooms } from './phone.js';
 
 const PASSWORD = 'correct horse battery';
 

@@ -11,6 +11,14 @@ import path from 'node:path';
 const RES = ['lumber', 'brick', 'wool', 'grain', 'ore'];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** Closes the rooms whose bots would play on (admin API). */
+export async function closeRooms(admin, ids) {
+  if (!admin?.url) return;
+  for (const id of ids) {
+    await fetch(`${admin.url}/admin/rooms/${id}/close`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', authorization: `Bearer ${admin.token}` } }).catch(() => {});
+  }
+}
+
 /** Opens the lobby's folded room options (More options), as a person taps it. */
 export async function openOptions(tab) {
   if (!(await tab.evaluate(() => document.getElementById('more-options')?.open))) await tab.click('#more-options-summary');
@@ -714,7 +722,7 @@ export async function spectateGameWithoutWinner(browser, base, out) {
  * room's `stand_in_secs` a bot plays the seat, and a spectator's players panel marks
  * it; when the person opens the game, the mark goes, on both pages.
  */
-export async function spectateAStandIn(browser, base, out) {
+export async function spectateAStandIn(browser, base, out, admin = null) {
   mkdirSync(out, { recursive: true });
   const post = (p, body, token) => fetch(`${base}${p}`, {
     method: 'POST', body: JSON.stringify(body), headers: token ? { Authorization: `Bearer ${token}` } : {},
@@ -723,7 +731,10 @@ export async function spectateAStandIn(browser, base, out) {
     players: 3, vp_target: 20, turn_timer_secs: 0, stand_in_secs: 1, stand_in_level: 'medium',
   });
   const { seat, token } = await post(`/api/rooms/${id}/seats`, { name: 'gone' });
-  for (let i = 0; i < 2; i++) await post(`/api/rooms/${id}/bots`, {}, host);
+  // Hard bots, which think (their search clock), so that the game is still on when
+  // the person's page has loaded on a busy machine: bots that do not think played a
+  // game to its turn limit before Firefox had shown the page.
+  for (let i = 0; i < 2; i++) await post(`/api/rooms/${id}/bots`, { kind: 'hard' }, host);
   const tab = await browser.newTab({ width: 1366, height: 768 });
   await tab.goto(`${base}/?room=${id}&lang=en`);
   await tab.waitFor('#join');
@@ -745,6 +756,7 @@ export async function spectateAStandIn(browser, base, out) {
   assert.deepEqual(me.errors, [], 'no errors in the page');
   await me.close();
   await tab.close();
+  await closeRooms(admin, [id]);
 }
 
 /** The id of the open offer shown in `tab` whose text matches `re`, once there is one. */

@@ -647,6 +647,8 @@ class ModerationEntry(TypedDict):
     """What was done."""
     at: int
     """When (Unix ms)."""
+    by: str
+    """Who took it: the name the administrator gave (`by`), or `admin`."""
     reason: str
     """The reason given."""
     until: int | None
@@ -2192,6 +2194,11 @@ class Leaderboard(TypedDict):
 
 class ModerationRequest(TypedDict):
     """`POST /admin/players/{id}/{ban,unban,mute,unmute}` body."""
+    by: NotRequired[str | None]
+    """
+    Who takes it, for the record (1 to 32 characters; the admin API has one
+    token, so administrators name themselves); left out: `admin`.
+    """
     hours: NotRequired[int | None]
     """
     For a ban or a mute: how many hours it lasts (1 to 87,600); left out, it
