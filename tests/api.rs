@@ -87,6 +87,21 @@ impl TestServer {
         r.json().await.expect("json")
     }
 
+    /// Takes a seat in `room` as the signed-in player `p` (its session as a bearer
+    /// token, its name); the seat's token. Panics unless it works.
+    pub async fn seat_as(&self, room: Uuid, p: &SignedIn) -> String {
+        let (status, body, _) = self
+            .call(
+                reqwest::Method::POST,
+                &format!("/api/rooms/{room}/seats"),
+                Some(&p.token),
+                Some(json!({ "name": p.player.name })),
+            )
+            .await;
+        assert_eq!(status, 201, "{body}");
+        body["token"].as_str().expect("seat token").to_owned()
+    }
+
     /// Adds a bot of the default kind; panics unless it works.
     pub async fn add_bot(&self, room: Uuid, host: &str) {
         self.add_bot_of_kind(room, host, None).await;

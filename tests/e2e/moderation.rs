@@ -6,7 +6,7 @@
 //! log with its reason; bad requests change nothing. On SQLite and PostgreSQL.
 
 use catan_e2e::{Client, TestServer, fresh_postgres_url, fresh_sqlite_url};
-use catan_protocol::{AdminPlayer, AdminPlayerDetail, AdminPlayerList, ServerMessage, SignedIn};
+use catan_protocol::{AdminPlayer, AdminPlayerDetail, AdminPlayerList, ServerMessage};
 use reqwest::Method;
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -37,20 +37,6 @@ async fn sign_in(server: &TestServer, password: &str) -> (u16, Value) {
         )
         .await;
     (status, body)
-}
-
-/// Takes a seat in `room` as `p`; its seat token.
-async fn seat_as(server: &TestServer, room: Uuid, p: &SignedIn) -> String {
-    let (status, body, _) = server
-        .call(
-            Method::POST,
-            &format!("/api/rooms/{room}/seats"),
-            Some(&p.token),
-            Some(json!({ "name": p.player.name })),
-        )
-        .await;
-    assert_eq!(status, 201, "{body}");
-    body["token"].as_str().expect("seat token").to_owned()
 }
 
 /// Says `text` on `from` and returns what `from` is answered and whether `to`
@@ -115,8 +101,8 @@ async fn moderation_life(server: &TestServer) {
     assert_eq!(status, 200, "{body}");
     let bob = server.guest("Bob").await.0;
     let room = server.create_room(json!({ "players": 3 })).await.room_id;
-    let ann_seat = seat_as(server, room, &ann).await;
-    let bob_seat = seat_as(server, room, &bob).await;
+    let ann_seat = server.seat_as(room, &ann).await;
+    let bob_seat = server.seat_as(room, &bob).await;
     let mut ann_ws = server.connect(room, Some(&ann_seat), None).await;
     let mut bob_ws = server.connect(room, Some(&bob_seat), None).await;
 
@@ -194,9 +180,8 @@ async fn moderation_life(server: &TestServer) {
         .await
         .expect("http");
     assert_eq!(unauthorized.status(), 401);
-    let (_, body) = admin(server, &bob_path, None).await;
-    let detail: AdminPlayerDetail = serde_json::from_value(body).expect("detail");
-    assert!(detail.moderation.is_empty() && detail.player.muted.is_none());
+    let (detail, actions) = record(server, &bob_path).await;
+    assert!(actions.is_empty() && detail.player.muted.is_none());
     let (refused, heard) = say(&mut bob_ws, &mut ann_ws, "hello before").await;
     assert_eq!((refused, heard), (None, true));
 
@@ -288,27 +273,32 @@ async fn moderation_life(server: &TestServer) {
     let (status, body) = sign_in(server, PASSWORD).await;
     assert_eq!(status, 201, "{body}");
     assert_eq!(upgrade(server, room, &ann_seat).await, Ok(()));
-    let (_, body) = admin(server, &ann_path, None).await;
-    let detail: AdminPlayerDetail = serde_json::from_value(body).expect("detail");
-    let actions: Vec<String> = detail
-        .moderation
-        .iter()
-        .map(|m| format!("{:?} {}", m.action, m.reason))
-        .collect();
-    assert_eq!(actions, ["Unban appeal granted", "Ban cheating"]);
+    let (detail, actions) = record(server, &ann_path).await;
+    assert_eq!(
+        actions,
+        ["Unban appeal granted by admin", "Ban cheating by admin"]
+    );
     assert!(detail.player.banned.is_none() && detail.sessions.len() == 1);
-    let (_, body) = admin(server, &bob_path, None).await;
-    let detail: AdminPlayerDetail = serde_json::from_value(body).expect("detail");
-    let actions: Vec<String> = detail
-        .moderation
-        .iter()
-        .map(|m| format!("{:?} {} by {}", m.action, m.reason, m.by))
-        .collect();
+    let (detail, actions) = record(server, &bob_path).await;
     assert_eq!(
         actions,
         ["Unmute said sorry by admin", "Mute spam in chat by Mei"]
     );
     assert!(detail.moderation.iter().all(|m| m.at > 0));
+}
+
+/// What `GET {path}` (an admin player detail) answers, and its moderation record in
+/// words, newest first.
+async fn record(server: &TestServer, path: &str) -> (AdminPlayerDetail, Vec<String>) {
+    let (status, body) = admin(server, path, None).await;
+    assert_eq!(status, 200, "{body}");
+    let detail: AdminPlayerDetail = serde_json::from_value(body).expect("detail");
+    let actions = detail
+        .moderation
+        .iter()
+        .map(|m| format!("{:?} {} by {}", m.action, m.reason, m.by))
+        .collect();
+    (detail, actions)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -396,7 +386,7 @@ async fn a_ban_taken_through_one_instance_closes_the_seat_on_another() {
     let b = crate::cluster::instance_at_with(&url, &plain, "b", "9", &admin_env).await;
     let ann = a.guest("Ann").await.0;
     let room = a.create_room(json!({ "players": 3 })).await.room_id;
-    let seat = seat_as(&a, room, &ann).await;
+    let seat = a.seat_as(room, &ann).await;
     let mut ws = a.connect(room, Some(&seat), None).await;
     ws.recv().await.expect("a snapshot");
     let banned_at = std::time::Instant::now();

@@ -20,20 +20,6 @@ fn code(v: &Value) -> &str {
     v["error"]["code"].as_str().unwrap_or("")
 }
 
-/// Takes a seat in `room` as player `p` (its session as a bearer token); its token.
-async fn seat_as(server: &TestServer, room: Uuid, p: &SignedIn) -> String {
-    let (status, body, _) = server
-        .call(
-            Method::POST,
-            &format!("/api/rooms/{room}/seats"),
-            Some(&p.token),
-            Some(json!({ "name": p.player.name })),
-        )
-        .await;
-    assert_eq!(status, 201, "{body}");
-    body["token"].as_str().expect("seat token").to_owned()
-}
-
 /// A game in a new room of `people` and one bot of level `bot`, `rated` or not,
 /// played to its end by random legal actions; returns the game's id once its result
 /// is stored (or, with `stored` false, once every person heard it end).
@@ -55,7 +41,7 @@ async fn play_game(
     let room = created.room_id;
     let mut clients = Vec::new();
     for p in people {
-        let token = seat_as(server, room, p).await;
+        let token = server.seat_as(room, p).await;
         clients.push(server.connect(room, Some(&token), None).await);
     }
     server
@@ -470,7 +456,7 @@ async fn a_person_a_stand_in_played_for_is_placed_last_in_a_rated_game() {
     let room = created.room_id;
     let mut tokens = Vec::new();
     for p in [&ann, &bob] {
-        tokens.push(seat_as(&server, room, p).await);
+        tokens.push(server.seat_as(room, p).await);
     }
     server
         .add_bot_of_kind(room, &created.host_token, Some("easy"))

@@ -94,7 +94,7 @@ fn fixture() -> Fixture {
 
 /// Creates the current schema in the (fresh) database at `url` the way the server
 /// does, then inserts the fixture's rows with plain SQL.
-async fn load(url: &str, statements: &[String]) {
+pub(crate) async fn load(url: &str, statements: &[String]) {
     let store = catan_server::store::SqlStore::connect(url)
         .await
         .expect("migrate");

@@ -80,24 +80,12 @@ impl Fixture {
     }
 }
 
-/// Creates the current schema at `url` as the server does, then runs the fixture's
-/// statements with plain SQL.
+/// Loads the fixture into the fresh database at `url` (as `stored_game.rs` does),
+/// then moves the end of its sessions: they end 180 days after the fixture was
+/// written (`--session-days`), and the stored session must still be read in years.
 async fn load(url: &str, statements: &[String]) {
-    let store = catan_server::store::SqlStore::connect(url)
-        .await
-        .expect("migrate");
-    store.close();
-    drop(store);
-    sqlx::any::install_default_drivers();
+    crate::stored_game::load(url, statements).await;
     let mut conn = sqlx::AnyConnection::connect(url).await.expect("connect");
-    for s in statements {
-        sqlx::query(s)
-            .execute(&mut conn)
-            .await
-            .unwrap_or_else(|e| panic!("{e}: {s}"));
-    }
-    // The fixture's sessions end 180 days after it was written (`--session-days`):
-    // moved to the far future, so that the stored session is still read in years.
     sqlx::query("UPDATE sessions SET expires_at = 32503680000000")
         .execute(&mut conn)
         .await
@@ -251,20 +239,6 @@ async fn stored_players_ratings_and_a_mute_come_back_on_postgres() {
     the_stored_players_come_back(&url).await;
 }
 
-/// Takes a seat in `room` with session `token`; the seat's token.
-async fn seat_as(server: &TestServer, room: Uuid, token: &str, name: &str) -> String {
-    let (status, body, _) = server
-        .call(
-            Method::POST,
-            &format!("/api/rooms/{room}/seats"),
-            Some(token),
-            Some(json!({ "name": name })),
-        )
-        .await;
-    assert_eq!(status, 201, "{body}");
-    body["token"].as_str().expect("seat token").to_owned()
-}
-
 /// A column's value as an SQL literal both databases read: a number, text quoted,
 /// a float in its shortest exact form, `NULL`.
 fn literal(row: &sqlx::any::AnyRow, i: usize) -> String {
@@ -320,8 +294,8 @@ async fn write_a_stored_players_fixture() {
     // A rated game played to its end.
     let created = server.create_room(options.clone()).await;
     let first = created.room_id;
-    let a = seat_as(&server, first, &ann.token, "Ann").await;
-    let b = seat_as(&server, first, &bob.token, "Bob").await;
+    let a = server.seat_as(first, &ann).await;
+    let b = server.seat_as(first, &bob).await;
     let clients = [
         server.connect(first, Some(&a), None).await,
         server.connect(first, Some(&b), None).await,
@@ -343,8 +317,8 @@ async fn write_a_stored_players_fixture() {
     // A rated game in progress, a few turns in, stopped at the start of a turn.
     let created = server.create_room(options).await;
     let second = created.room_id;
-    let seat_ann = seat_as(&server, second, &ann.token, "Ann").await;
-    let seat_bob = seat_as(&server, second, &bob.token, "Bob").await;
+    let seat_ann = server.seat_as(second, &ann).await;
+    let seat_bob = server.seat_as(second, &bob).await;
     let clients = vec![
         server.connect(second, Some(&seat_ann), None).await,
         server.connect(second, Some(&seat_bob), None).await,

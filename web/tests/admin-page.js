@@ -72,8 +72,9 @@ export async function adminPage(browser, base, out, admin, lang) {
   await tab.fill('#player-search', name.slice(2));
   await tab.click('#player-search-submit');
   const entry = `#admin-players li[data-player="${guest.player.id}"]`;
-  await tab.waitFor(entry);
-  assert.equal(await tab.count('#admin-players li'), 1, 'the search finds the one player');
+  // (The list before the search holds the player too: wait for the search's.)
+  await tab.waitForFunction((sel) => document.querySelectorAll('#admin-players li').length === 1 && !!document.querySelector(sel), entry, 10000)
+    .catch(async (e) => { throw new Error(`the search finds the one player: ${await tab.count('#admin-players li')} listed`, { cause: e }); });
   await tab.click(`${entry} button.player-open`);
   await tab.waitFor('#player-record');
   assert.equal(await tab.count('#admin-sessions li'), 1, 'the guest\'s session');
