@@ -1087,6 +1087,13 @@ export async function layoutAtBothSizes(browser, base, out, { lang = 'zh-Hans', 
   await tab.waitForFunction(() => document.querySelectorAll('#board .hl').length > 0, null, 60000);
   assert.deepEqual((await measure(tab)).small, [], 'every board spot is at least 44 px on the phone');
   // The setup's hint: each candidate spot shows its pips (the dots of its tiles' numbers).
+  // (Drawn with the spots, once the page knows the placement is its own: waited for,
+  // as a full Chromium run once read the spots before their marks.)
+  await tab.waitForFunction(() => document.querySelectorAll('#board .hl-pips').length > 0, null, 10000)
+    .catch(async (e) => {
+      const why = await tab.evaluate(() => ({ you: window.__catan.conn.state.you, current: window.__catan.conn.state.view?.current, phase: window.__catan.conn.state.view?.phase }));
+      throw new Error(`no pips on the setup's spots: ${JSON.stringify(why)}`, { cause: e });
+    });
   const hints = await tab.evaluate(async () => {
     const { vertexPips } = await import(new URL('board.js', document.querySelector('script[type=module]').src).href);
     const v = window.__catan.conn.state.view;
