@@ -432,8 +432,8 @@ pub async fn serve(
     // The bans and mutes in force, before any room takes a connection; then kept
     // current (an administrator of another instance of a cluster may change them).
     let sanctions = state.players.sanctions().clone();
-    players::sanctions::reload(state.store.as_ref(), &sanctions, &state.rooms).await;
-    tokio::spawn(players::sanctions::keep_reloading(
+    players::enforce::reload(state.store.as_ref(), &sanctions, &state.rooms).await;
+    tokio::spawn(players::enforce::keep_reloading(
         state.store.clone(),
         sanctions,
         state.rooms.clone(),

@@ -19,7 +19,7 @@ use super::Admin;
 use crate::error::{ApiError, ApiQuery};
 use crate::extract::ApiJson;
 use crate::history::store_down;
-use crate::players::{now_ms, ratings::profile_of, sanctions, session_info};
+use crate::players::{enforce, now_ms, ratings::profile_of, session_info};
 use crate::store::{ModerationRow, PlayerRow, SanctionKind, SanctionRow};
 
 /// Most players in one page.
@@ -180,7 +180,7 @@ pub(super) async fn moderate(
     info!(player = %id, ?action, until = ?entry.until, by = %entry.by, "moderation action taken");
     // This instance's rooms learn of it now: a banned player's clients are
     // disconnected before the answer.
-    sanctions::reload(
+    enforce::reload(
         store.as_ref(),
         admin.app.players.sanctions(),
         &admin.app.rooms,

@@ -11,11 +11,13 @@
 //! - [`password`]: Argon2id hashing and verification off the async threads.
 //! - [`ratings`]: profiles and the leaderboard (the ratings themselves are kept
 //!   by the store, updated with each rated result: `crate::store`).
-//! - [`sanctions`]: the bans and mutes in force, as rooms read them, and the
-//!   disconnection of a player newly banned (administrators impose them:
-//!   `crate::admin`).
+//! - [`sanctions`]: the bans and mutes in force, as the rooms read them
+//!   (administrators impose them: `crate::admin`).
+//! - [`enforce`]: their reload from the store, and the disconnection of a player
+//!   newly banned from this instance's rooms.
 
 pub mod api;
+pub mod enforce;
 pub mod password;
 pub mod ratings;
 pub mod sanctions;

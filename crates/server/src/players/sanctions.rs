@@ -1,8 +1,7 @@
 //! The bans and mutes in force, as the rooms read them (protocol 22.9): a copy of
-//! the store's `sanctions` kept in memory, reloaded every [`REFRESH`] and at once
-//! after an administrator's call on this instance, so that the other instances of
-//! a cluster follow within [`REFRESH`]. A player newly banned is disconnected from
-//! every room of this instance when the copy learns of it.
+//! the store's `sanctions` kept in memory. It is reloaded, and a player newly
+//! banned disconnected, by `super::enforce` (which knows the rooms; this module
+//! must not, since the rooms read it).
 
 use std::collections::HashMap;
 use std::sync::RwLock;
@@ -12,10 +11,9 @@ use std::time::Duration;
 use uuid::Uuid;
 
 use super::now_ms;
-use crate::registry::Rooms;
-use crate::store::{SanctionKind, SanctionRow, Store};
+use crate::store::{SanctionKind, SanctionRow};
 
-/// How often the copy is reloaded from the store.
+/// How often the copy is reloaded from the store (`super::enforce`).
 pub const REFRESH: Duration = Duration::from_secs(5);
 
 /// What a banned player's connections are told as they are closed.
@@ -46,6 +44,17 @@ impl Sanctions {
             .is_some_and(|until| until.is_none_or(|u| u > now))
     }
 
+    /// Notes that a reload failed; whether the one before it had not (a failure
+    /// is worth one log line, not one a reload).
+    pub(super) fn reload_failed(&self) -> bool {
+        !self.failing.swap(true, Ordering::Relaxed)
+    }
+
+    /// Notes that a reload worked; whether the one before it had failed.
+    pub(super) fn reload_worked(&self) -> bool {
+        self.failing.swap(false, Ordering::Relaxed)
+    }
+
     /// Replaces the copy by `rows` (the store's sanctions in force); returns the
     /// players banned in `rows` and not in the copy before.
     pub fn replace(&self, rows: &[SanctionRow]) -> Vec<Uuid> {
@@ -65,51 +74,6 @@ impl Sanctions {
             .collect();
         *held = fresh;
         banned
-    }
-}
-
-/// Reloads `sanctions` from `store` and disconnects the players newly banned from
-/// every room in `rooms`. A store that does not answer leaves the copy as it was
-/// (logged): the next reload tries again.
-pub async fn reload(store: &dyn Store, sanctions: &Sanctions, rooms: &Rooms) {
-    let rows = match store.sanctions(None, now_ms()).await {
-        Ok(rows) => rows,
-        Err(e) => {
-            if !sanctions.failing.swap(true, Ordering::Relaxed) {
-                tracing::warn!(error = %e, "could not reload the bans and mutes; the last ones read still hold");
-            }
-            return;
-        }
-    };
-    if sanctions.failing.swap(false, Ordering::Relaxed) {
-        tracing::info!("the bans and mutes are read again");
-    }
-    for player in sanctions.replace(&rows) {
-        let mut kicked = 0;
-        for room in rooms.all() {
-            kicked += room
-                .kick_player(player, BANNED_MESSAGE.to_owned())
-                .await
-                .unwrap_or(0);
-        }
-        tracing::info!(%player, connections = kicked, "banned player disconnected");
-    }
-}
-
-/// Reloads the sanctions every [`REFRESH`] (the first time after one) until
-/// `shutdown`.
-pub async fn keep_reloading(
-    store: std::sync::Arc<dyn Store>,
-    sanctions: std::sync::Arc<Sanctions>,
-    rooms: std::sync::Arc<Rooms>,
-    shutdown: tokio_util::sync::CancellationToken,
-) {
-    loop {
-        tokio::select! {
-            () = shutdown.cancelled() => return,
-            () = tokio::time::sleep(REFRESH) => {}
-        }
-        reload(store.as_ref(), &sanctions, &rooms).await;
     }
 }
 
