@@ -158,10 +158,13 @@ export function historyList() {
       h('tr', {}, h('th', {}, t('players')), h('th', {}, t('end.winner')), h('th', {})),
       list.games.map((g) => {
         const won = g.players.find((p) => p.seat === g.winner);
+        // A built-in bot's default name in the page's language ("機器人 2"), as in the
+        // room; a person who played as a player, a link to their profile.
+        const name = (/** @type {import('./protocol').PlayerResult} */ p) => (p.player_id && !p.bot
+          ? h('a', { href: `/?player=${p.player_id}`, class: 'player-link' }, occupantName(p)) : occupantName(p));
         return h('tr', { 'data-game': g.id },
-          // A built-in bot's default name in the page's language ("機器人 2"), as in the room.
-          h('td', {}, g.players.map((p) => occupantName(p)).join(', ')),
-          h('td', {}, won ? `${occupantName(won)} (${won.final_vp})` : t('nobody')),
+          h('td', {}, g.players.flatMap((p, i) => (i ? [', ', name(p)] : [name(p)]))),
+          h('td', {}, won ? [name(won), ` (${won.final_vp})`] : t('nobody')),
           h('td', {}, h('a', { href: `/?replay=${g.id}`, class: 'history-replay' }, t('end.watch_replay'))));
       })));
   }).catch((x) => box.replaceChildren(h('p', { class: 'error' }, refusal(x))));

@@ -306,7 +306,9 @@ async function ratedGame(browser, base, out, tab, name, rooms) {
   await tab.waitFor('#replay-last');
 
   // The leaderboard, provisional ratings shown: the player, a tap from the profile.
+  // On the way, the lobby's finished games name the player with a link to the profile.
   await tab.goto(`${base}/`);
+  await tab.waitFor(`#history tr[data-game="${id}"] a.player-link[href="/?player=${me.id}"]`);
   await tab.click('#leaderboard-link');
   await tab.waitFor('#lb-provisional');
   if (!(await tab.evaluate(() => document.getElementById('lb-provisional').checked))) {
