@@ -261,6 +261,9 @@ async function ratedGame(browser, base, out, tab, name, rooms) {
   await tab.select('#opt-players', '3');
   await tab.fill('#opt-vp', 3);
   await tab.fill('#opt-turn', 1);
+  // A discard the person owes after a 7 is made for them after 2 s, not the default
+  // 60 s (a full run once spent its whole wait for the game's end on discards).
+  await tab.fill('#opt-discard', 2);
   await tab.click('#opt-rated');
   // Back up to the button (the sticky top bar would cover it scrolled to the edge).
   await tab.evaluate(() => window.scrollTo(0, 0));
