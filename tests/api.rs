@@ -87,6 +87,20 @@ impl TestServer {
         r.json().await.expect("json")
     }
 
+    /// Makes the guest `p` an account of its own name with `password`
+    /// (`POST /api/me/claim`); panics unless it works.
+    pub async fn claim(&self, p: &SignedIn, password: &str) {
+        let (status, body, _) = self
+            .call(
+                reqwest::Method::POST,
+                "/api/me/claim",
+                Some(&p.token),
+                Some(json!({ "name": p.player.name, "password": password })),
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+    }
+
     /// Takes a seat in `room` as the signed-in player `p` (its session as a bearer
     /// token, its name); the seat's token. Panics unless it works.
     pub async fn seat_as(&self, room: Uuid, p: &SignedIn) -> String {

@@ -90,15 +90,7 @@ async fn upgrade(server: &TestServer, room: Uuid, token: &str) -> Result<(), (u1
 
 async fn moderation_life(server: &TestServer) {
     let ann = server.guest("Ann").await.0;
-    let (status, body, _) = server
-        .call(
-            Method::POST,
-            "/api/me/claim",
-            Some(&ann.token),
-            Some(json!({ "name": "Ann", "password": PASSWORD })),
-        )
-        .await;
-    assert_eq!(status, 200, "{body}");
+    server.claim(&ann, PASSWORD).await;
     let bob = server.guest("Bob").await.0;
     let room = server.create_room(json!({ "players": 3 })).await.room_id;
     let ann_seat = server.seat_as(room, &ann).await;

@@ -277,15 +277,7 @@ async fn write_a_stored_players_fixture() {
     })
     .await;
     let ann = server.guest("Ann").await.0;
-    let (status, body, _) = server
-        .call(
-            Method::POST,
-            "/api/me/claim",
-            Some(&ann.token),
-            Some(json!({ "name": "Ann", "password": PASSWORD })),
-        )
-        .await;
-    assert_eq!(status, 200, "{body}");
+    server.claim(&ann, PASSWORD).await;
     let bob = server.guest("Bob").await.0;
     let options = json!({
         "players": 3, "vp_target": 5, "turn_limit": 200, "rated": true, "stand_in_secs": 0

@@ -2,6 +2,10 @@
 //! no lock ever guards a game. The room decides; the task does the waiting: commands
 //! from handles, deadlines, store writes (an action is stored before anyone hears of
 //! it), and the queues of the connections' sockets.
+//!
+//! The store's side of it is in `task/store.rs`; the connections' side (their
+//! queues, delivering the outbox, the sanctions checked on a connection) in
+//! `task/links.rs`.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -11,28 +15,20 @@ use tokio::time::Instant;
 use tracing::{Instrument, debug, info, info_span, warn};
 use uuid::Uuid;
 
+mod links;
 mod store;
 
-use super::state::{Now, Out, RematchPlan, RestoreError, Room, Timer};
+use super::state::{Now, RematchPlan, RestoreError, Room, Timer};
 use super::writes::{SeqReservation, store_finish};
-use super::{Command, ConnId, ConnShared, Connected, Outbound, RoomContext, RoomHandle, Wire};
+use super::{Command, ConnId, RoomContext, RoomHandle};
 use crate::error::LobbyError;
 use crate::players::sanctions::MUTED_MESSAGE;
-use crate::store::{ActionRecord, GameRecord, LobbyRecord, SanctionKind};
+use crate::store::{ActionRecord, GameRecord, LobbyRecord};
 use crate::token;
 use catan_protocol::{
     AddBotRequest, BotKind, ClientMessage, CloseCode, CloseRoomResponse, ClosingReason, ErrorCode,
     RematchResponse, RoomOptions, RoomStatus, TakeSeatResponse,
 };
-
-/// The socket side of one connection.
-#[derive(Debug)]
-struct Link {
-    /// Bounded queue to its socket task; full means the client is too slow.
-    tx: mpsc::Sender<Outbound>,
-    /// Where the room records why it dropped the connection.
-    shared: Arc<ConnShared>,
-}
 
 /// The actor owning one room.
 pub struct RoomTask {
@@ -45,7 +41,7 @@ pub struct RoomTask {
     /// A handle to this room, lent to the bots it seats.
     handle: RoomHandle,
     /// The sockets of the attached connections.
-    links: HashMap<ConnId, Link>,
+    links: HashMap<ConnId, links::Link>,
     /// Set when the room has been closed; the task then ends.
     closed: bool,
     /// Commands that came while the room waited for the store, other than reads
@@ -301,13 +297,6 @@ impl RoomTask {
         }
     }
 
-    /// Whether the player of connection `conn`'s seat is muted.
-    fn muted(&self, conn: ConnId) -> bool {
-        self.room
-            .player_of_conn(conn)
-            .is_some_and(|p| self.ctx.sanctions.holds(p, SanctionKind::Mute))
-    }
-
     /// Answers a command that only reads the room (its description, what
     /// administrators see); any other command is handed back. Reads are answered as
     /// the room stands, also while it waits for the store ([`RoomTask::serving_reads`]):
@@ -400,46 +389,6 @@ impl RoomTask {
             return Err(LobbyError::StoreUnavailable);
         }
         Ok(self.room.start(pending))
-    }
-
-    fn connect(
-        &mut self,
-        token: Option<&str>,
-        last_seq: Option<u64>,
-        wire: Wire,
-    ) -> Result<Connected, LobbyError> {
-        let banned = token
-            .and_then(|t| self.room.player_of_token(t))
-            .is_some_and(|p| self.ctx.sanctions.holds(p, SanctionKind::Ban));
-        if banned {
-            return Err(LobbyError::Banned);
-        }
-        let (conn, seat) = self.room.connect(token, last_seq, wire)?;
-        let connected = self.link(conn, seat);
-        // The snapshot (or the missed messages) is queued before the caller hears of
-        // the connection.
-        self.flush();
-        Ok(connected)
-    }
-
-    /// The socket side of a connection the room has just attached: its queue, kept
-    /// here, and the receiving end, for whoever reads it.
-    fn link(&mut self, conn: ConnId, seat: Option<catan_engine::Seat>) -> Connected {
-        let (tx, rx) = mpsc::channel(self.ctx.settings.outbound_queue.max(8));
-        let shared = Arc::new(ConnShared::default());
-        self.links.insert(
-            conn,
-            Link {
-                tx,
-                shared: shared.clone(),
-            },
-        );
-        Connected {
-            conn,
-            seat,
-            rx,
-            shared,
-        }
     }
 
     /// Puts a bot of the room's `stand_in_level` on `seat`, whose person has been
@@ -586,50 +535,6 @@ impl RoomTask {
             rooms.remove(self.room.id());
         }
         warn!(connections_closed, "room moved to another instance");
-    }
-
-    /// Delivers what the room left in its outbox. A connection too slow to take a
-    /// message is dropped (it may reconnect); one whose socket ended is detached.
-    fn flush(&mut self) {
-        loop {
-            let outbox = self.room.take_outbox();
-            if outbox.is_empty() {
-                return;
-            }
-            for out in outbox {
-                match out {
-                    Out::Send(conn, msg) => {
-                        let Some(link) = self.links.get(&conn) else {
-                            continue;
-                        };
-                        match link.tx.try_send(msg) {
-                            Ok(()) => {}
-                            Err(mpsc::error::TrySendError::Full(_)) => {
-                                warn!(conn, "dropping slow connection");
-                                if let Some(link) = self.links.remove(&conn) {
-                                    link.shared.set_close(CloseCode::TooSlow);
-                                }
-                                self.room.detach(conn);
-                            }
-                            Err(mpsc::error::TrySendError::Closed(_)) => {
-                                self.links.remove(&conn);
-                                self.room.detach(conn);
-                            }
-                        }
-                    }
-                    Out::Close { conn, code, last } => {
-                        if let Some(link) = self.links.remove(&conn) {
-                            // A full queue means the client is too slow to read the
-                            // last message: the close code still tells it.
-                            if let Some(last) = last {
-                                let _ = link.tx.try_send(last);
-                            }
-                            link.shared.set_close(code);
-                        }
-                    }
-                }
-            }
-        }
     }
 
     /// After a command: delivers, then announces the seats that lost their connection
