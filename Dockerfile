@@ -33,6 +33,12 @@ RUN set -eu; mkdir /skeleton; \
 #    same), then the real sources. The stubs' outputs are forced out of date
 #    (`touch`: a source's modification time may be older than the stub build).
 FROM rust:1.95-slim-bookworm AS build
+# OpenSSL, the passkeys' cryptography, is built from source and linked statically
+# (the `openssl` crate's `vendored` feature): that takes perl and make, and the
+# runtime image needs no OpenSSL of its own.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends perl make \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY --from=skeleton /skeleton/ ./
 RUN cargo build --release --locked -p catan-server --bin catan-server

@@ -118,6 +118,39 @@ function accountForm(id, fields, label, send) {
   return form;
 }
 
+// ---------------------------------------------------------------- passkeys
+
+/** Whether this browser makes and uses passkeys from the server's JSON options. */
+const passkeysWork = () => typeof PublicKeyCredential !== 'undefined'
+  && typeof PublicKeyCredential.parseCreationOptionsFromJSON === 'function'
+  && typeof PublicKeyCredential.parseRequestOptionsFromJSON === 'function';
+
+/**
+ * What a passkey ceremony that failed in the browser (not at the server) means to
+ * the person: cancelled or timed out, or a page whose address is not the server's
+ * domain name (passkeys are bound to it).
+ * @param {any} e
+ */
+function passkeyRefusal(e) {
+  if (e?.name === 'NotAllowedError' || e?.name === 'AbortError') return t('account.passkey_cancelled');
+  if (e?.name === 'SecurityError') return t('err.passkeys_unavailable');
+  return refusal(e);
+}
+
+/** Registers a passkey for the signed-in account: its `PasskeyInfo`. */
+async function addPasskey() {
+  const c = await api('POST', '/api/me/passkeys/start');
+  const made = /** @type {PublicKeyCredential} */ (await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(c.options.publicKey) }));
+  return api('POST', '/api/me/passkeys/finish', { ceremony: c.ceremony, credential: made.toJSON() });
+}
+
+/** Signs in with a passkey the person picks: the `SignedIn` answer. */
+async function passkeySignIn() {
+  const c = await api('POST', '/api/sessions/passkey/start');
+  const used = /** @type {PublicKeyCredential} */ (await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(c.options.publicKey) }));
+  return api('POST', '/api/sessions/passkey/finish', { ceremony: c.ceremony, credential: used.toJSON() });
+}
+
 /**
  * The account page (`/?account`): who this browser is signed in as, a guest or an
  * account; renaming; claiming an account (a guest); signing in (a guest's browser or
@@ -136,8 +169,11 @@ export async function accountPage() {
     const me = await loadMe();
     /** @type {import('./protocol').SessionInfo[]} */
     let sessions = [];
+    /** @type {import('./protocol').PasskeyInfo[]} */
+    let passkeys = [];
     if (me) {
       try { sessions = (await api('GET', '/api/sessions')).sessions; } catch (x) { if (x.status === 401) { noteMe(null); return draw(); } }
+      if (me.account) { try { passkeys = (await api('GET', '/api/me/passkeys')).passkeys; } catch { passkeys = []; } }
     }
     const signOut = async (path) => { await api('DELETE', path); noteMe(null); await done(t('account.signed_out')); };
     /** @type {[string, string, Record<string, any>]} */
@@ -153,6 +189,33 @@ export async function accountPage() {
         h('p', { class: 'row' }, h('a', { href: '/', class: 'nav-link' }, t('back_lobby')), navLink('leaderboard-link', '/?leaderboard', 'trophy', t('leaderboard')))];
     const signIn = accountForm('sign-in', [['name', t('account.name'), { value: '', autocomplete: 'username', maxlength: 32 }], password], t('account.sign_in'),
       async (v) => { const r = await api('POST', '/api/sessions', v); noteMe(r.player); await done(t('account.signed_in', { name: r.player.name })); });
+    // Signing in with a passkey needs no name: the authenticator knows whose it is.
+    const withPasskey = passkeysWork()
+      ? h('p', { class: 'row' }, h('button', {
+        id: 'passkey-sign-in', type: 'button',
+        onclick: () => passkeySignIn().then((r) => { noteMe(r.player); return done(t('account.signed_in', { name: r.player.name })); },
+          (e) => done(passkeyRefusal(e), false)),
+      }, icon('key'), t('account.passkey_sign_in')))
+      : null;
+    const passkeyPanel = me?.account
+      ? h('section', { class: 'panel', id: 'passkeys-panel' }, h('h2', {}, t('account.passkeys')), h('p', { class: 'muted' }, t('account.passkeys_about')),
+        passkeys.length
+          ? h('ul', { id: 'passkeys', class: 'sessions' }, passkeys.map((k) => h('li', { 'data-passkey': k.id },
+            h('span', { class: 'device' }, h('b', {}, deviceName(k.label)), h('br'),
+              h('small', { class: 'muted' }, t('account.since_added', { date: when(k.created_at) }), ' · ',
+                k.last_used_at ? t('account.passkey_used', { date: when(k.last_used_at) }) : t('account.passkey_never'))),
+            h('button', {
+              class: 'delete-passkey', 'data-passkey': k.id, type: 'button',
+              onclick: () => api('DELETE', `/api/me/passkeys/${encodeURIComponent(k.id)}`).then(() => done(t('account.passkey_removed')), (e) => done(refusal(e), false)),
+            }, t('account.passkey_remove')))))
+          : h('p', { id: 'no-passkeys', class: 'muted' }, t('account.no_passkeys')),
+        passkeysWork()
+          ? h('p', { class: 'row' }, h('button', {
+            id: 'add-passkey', type: 'button',
+            onclick: () => addPasskey().then(() => done(t('account.passkey_added')), (e) => done(passkeyRefusal(e), false)),
+          }, icon('key'), t('account.add_passkey')))
+          : h('p', { class: 'muted' }, t('account.passkeys_no_browser')))
+      : null;
     $app.replaceChildren(h('div', { class: 'narrow', id: 'account-page' },
       h('section', { class: 'panel' }, h('h1', {}, t('account')), who,
         said.text ? h('p', { class: said.ok ? 'ok' : 'error', id: 'account-said', role: 'status' }, said.text) : null),
@@ -162,6 +225,7 @@ export async function accountPage() {
       me && !me.account ? h('section', { class: 'panel', id: 'claim-panel' }, h('h2', {}, t('account.claim')), h('p', { class: 'muted' }, t('account.claim_about')),
         accountForm('claim', [name, [password[0], password[1], { ...password[2], autocomplete: 'new-password', placeholder: t('account.password_hint') }]], t('account.claim'),
           async (v) => { const p = noteMe(await api('POST', '/api/me/claim', v)); await done(t('account.claimed', { name: p.name })); })) : null,
+      passkeyPanel,
       me ? h('section', { class: 'panel' }, h('h2', {}, t('account.sessions')),
         h('ul', { id: 'sessions', class: 'sessions' }, sessions.map((x) => h('li', { 'data-session': x.id, 'data-current': x.current ? 'true' : 'false' },
           h('span', { class: 'device' }, h('b', {}, deviceName(x.label)), x.current ? [' ', h('span', { class: 'kind' }, t('account.this_device'))] : null,
@@ -185,9 +249,9 @@ export async function accountPage() {
           }, t('account.delete_confirm'))
           : h('button', { id: 'delete-me', type: 'button', onclick: () => { deleting = true; draw(); } }, t('account.delete'))) : null,
       // A guest may sign in to an account instead (folded away: it leaves the guest).
-      !me ? h('section', { class: 'panel', id: 'sign-in-panel' }, h('h2', {}, t('account.sign_in')), signIn) : null,
+      !me ? h('section', { class: 'panel', id: 'sign-in-panel' }, h('h2', {}, t('account.sign_in')), signIn, withPasskey) : null,
       me && !me.account ? h('details', { class: 'panel more', id: 'sign-in-panel' }, h('summary', { id: 'sign-in-summary' }, t('account.sign_in')),
-        h('p', { class: 'muted' }, t('account.sign_in_guest')), signIn) : null));
+        h('p', { class: 'muted' }, t('account.sign_in_guest')), signIn, withPasskey) : null));
   }
   await draw();
 }

@@ -3,7 +3,7 @@
 // Client-sent forms that differ from the server-written ones end in `Input`.
 
 /** Every WebSocket message (ClientMessage, ServerMessage) and every JSON body of the HTTP API of catan-server, protocol version 1: what clients send as the server reads it, what the server writes exactly as it writes it (see protocol.md). The root accepts any one of them; validate against `#/$defs/{name}` for one type. */
-export type AnyMessageOrBody = ClientMessage | CreateRoomRequest | TakeSeatRequest | AddBotRequest | CloseRoomRequest | KickRequest | GuestRequest | ClaimRequest | SignInRequest | RenameRequest | ModerationRequest | ServerMessage | CreateRoomResponse | RoomList | RoomInfo | TakeSeatResponse | AddBotResponse | ErrorBody | GameList | GameSummary | Replay | AdminRoomList | AdminRoomDetail | CloseRoomResponse | ServerStats | BoardGeometry | RematchResponse | PlayerInfo | SignedIn | SessionList | PlayerProfile | Leaderboard | AdminPlayerList | AdminPlayerDetail | AdminPlayer;
+export type AnyMessageOrBody = ClientMessage | CreateRoomRequest | TakeSeatRequest | AddBotRequest | CloseRoomRequest | KickRequest | GuestRequest | ClaimRequest | SignInRequest | RenameRequest | ModerationRequest | PasskeyRegistrationRequest | PasskeySignInRequest | ServerMessage | CreateRoomResponse | RoomList | RoomInfo | TakeSeatResponse | AddBotResponse | ErrorBody | GameList | GameSummary | Replay | AdminRoomList | AdminRoomDetail | CloseRoomResponse | ServerStats | BoardGeometry | RematchResponse | PlayerInfo | SignedIn | SessionList | PlayerProfile | Leaderboard | AdminPlayerList | AdminPlayerDetail | AdminPlayer | PasskeyChallenge | PasskeyList;
 
 /**
  * A request to change the game. `Game::apply` accepts it or says why not.
@@ -1276,6 +1276,69 @@ export interface OfferDeadline {
 
 /** Identifies an offer within a game; never reused. */
 export type OfferId = number;
+
+/**
+ * The answer that starts a passkey ceremony (protocol 25.10): registering one
+ * (`POST /api/me/passkeys/start`) or signing in with one
+ * (`POST /api/sessions/passkey/start`).
+ */
+export interface PasskeyChallenge {
+  /** The ceremony's id, sent back with its finish (valid for 5 minutes, once). */
+  ceremony: string;
+  /**
+   * The options for the browser's WebAuthn call, as WebAuthn's JSON forms:
+   * `{"publicKey": PublicKeyCredentialCreationOptionsJSON}` to register (for
+   * `navigator.credentials.create`), `{"publicKey":
+   * PublicKeyCredentialRequestOptionsJSON}` to sign in (`navigator.credentials.get`);
+   * binary fields are base64url strings.
+   */
+  options: unknown;
+}
+
+/** A passkey of the player (`GET /api/me/passkeys`). */
+export interface PasskeyInfo {
+  /** The passkey's id (its WebAuthn credential id, base64url). */
+  id: string;
+  /** What the player called it. */
+  label: string;
+  /** When it was registered (Unix milliseconds). */
+  created_at: number;
+  /** When it last signed in (Unix milliseconds); `null` before its first use. */
+  last_used_at: number | null;
+}
+
+/** `GET /api/me/passkeys` answer, oldest first. */
+export interface PasskeyList {
+  /** The player's passkeys. */
+  passkeys: PasskeyInfo[];
+}
+
+/** `POST /api/me/passkeys/finish` body: the new credential. */
+export interface PasskeyRegistrationRequest {
+  /** The ceremony's id, from its start. */
+  ceremony: string;
+  /**
+   * The authenticator's answer: `PublicKeyCredential.toJSON()` of the credential
+   * `navigator.credentials.create` made (a `RegistrationResponseJSON`).
+   */
+  credential: unknown;
+  /**
+   * What to call the passkey in the list (1 to 40 characters); the client's
+   * `User-Agent`, shortened, when left out.
+   */
+  label?: string | null;
+}
+
+/** `POST /api/sessions/passkey/finish` body: the signed challenge. */
+export interface PasskeySignInRequest {
+  /** The ceremony's id, from its start. */
+  ceremony: string;
+  /**
+   * The authenticator's answer: `PublicKeyCredential.toJSON()` of the assertion
+   * `navigator.credentials.get` made (an `AuthenticationResponseJSON`).
+   */
+  credential: unknown;
+}
 
 /** The step of the game, deciding which actions are legal. */
 export type Phase =

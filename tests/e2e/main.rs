@@ -22,6 +22,7 @@ mod loadgen;
 mod lobby;
 mod lobby_restart;
 mod moderation;
+mod passkeys;
 mod persistence;
 mod players;
 mod postgres_tls;

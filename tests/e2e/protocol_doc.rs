@@ -291,6 +291,12 @@ fn check(ex: &Example) -> Result<Value, String> {
         "SessionList" => round_trip::<catan_protocol::SessionList>(ex, true),
         "PlayerProfile" => round_trip::<catan_protocol::PlayerProfile>(ex, true),
         "Leaderboard" => round_trip::<catan_protocol::Leaderboard>(ex, true),
+        "PasskeyChallenge" => round_trip::<catan_protocol::PasskeyChallenge>(ex, true),
+        "PasskeyList" => round_trip::<catan_protocol::PasskeyList>(ex, true),
+        "PasskeyRegistrationRequest" => {
+            round_trip::<catan_protocol::PasskeyRegistrationRequest>(ex, false)
+        }
+        "PasskeySignInRequest" => round_trip::<catan_protocol::PasskeySignInRequest>(ex, false),
         other => Err(format!("unknown type `{other}` in the parse marker")),
     }
 }

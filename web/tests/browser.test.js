@@ -51,6 +51,9 @@
 //   one signed out from the other, signed out everywhere; a rated game against bots
 //   with the rating change on its end screen, the profile and the leaderboard; the
 //   player deleted from the account page (a second, explicit press);
+// - passkeys (passkeys.js, Chromium only: its virtual authenticator), at 390x844 in
+//   Traditional Chinese: refused in words at the server's address, added at
+//   localhost, signing in without a name or password, removed and then refused;
 // - the admin page (admin-page.js, on the admin listener): a wrong token refused, a
 //   room inspected, a seat kicked with a message its player reads, a player found,
 //   muted, banned and let back with the record shown, the room closed;
@@ -85,6 +88,7 @@ import { adminWordsReachThePlayer, refusedOrigin } from './self-hoster.js';
 import { clicksDuringBroadcasts } from './redraw.js';
 import { endScreenOnAPhone, leavingByBack, lobbyOnASlowLine, reducedMotion } from './phone.js';
 import { playersWhoComeBack } from './players.js';
+import { passkeys } from './passkeys.js';
 import { adoptSeatFromAddress, glanceAndFlow, layoutAtBothSizes, playWholeGame, rematchOfTwoPeople, spectateAStandIn, spectateGameWithoutWinner, spectateOnPhone, tradeAmongPeople } from './scenario.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -279,6 +283,15 @@ for (const name of NAMES) {
       const r = await playersWhoComeBack(browser, base, out, admin);
       console.log(`# ${name}: players who come back in ${((Date.now() - t0) / 1000).toFixed(1)} s (rated game: ${r.rated.before} -> ${r.rated.after}${r.rated.provisional ? ', provisional' : ''})`);
     });
+
+    // Chromium only: its DevTools protocol has the virtual authenticator.
+    if (name === 'chromium') {
+      test(`passkeys: refused at an address, added at localhost, signing in without a name, removed and refused at 390x844 in ${name}`, { timeout: 120000 }, async () => {
+        const t0 = Date.now();
+        await passkeys(browser, base, out);
+        console.log(`# ${name}: passkeys in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      });
+    }
 
     test(`two people play, one asks for a rematch, the other joins it from the end screen in ${name}`, { timeout: 180000 }, async () => {
       const t0 = Date.now();

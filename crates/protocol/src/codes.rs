@@ -230,6 +230,16 @@ pub enum LobbyError {
     /// An administrator banned this player: signing in and reconnecting their
     /// seats are refused until the ban ends (protocol 22.9).
     Banned,
+    /// Passkeys belong to accounts: the guest must claim a name and password first.
+    NotAnAccount,
+    /// The passkey could not be registered: its ceremony is unknown, used or
+    /// expired, or the authenticator's answer did not verify.
+    PasskeyFailed,
+    /// The player has no passkey with that id.
+    PasskeyNotFound,
+    /// This server has no domain name for passkeys (its public origins are IP
+    /// addresses: `CATAN_PUBLIC_ORIGINS`).
+    PasskeysUnavailable,
 }
 
 impl LobbyError {
@@ -271,6 +281,10 @@ impl LobbyError {
             LobbyError::AlreadySeated,
             LobbyError::BotNotRated,
             LobbyError::Banned,
+            LobbyError::NotAnAccount,
+            LobbyError::PasskeyFailed,
+            LobbyError::PasskeyNotFound,
+            LobbyError::PasskeysUnavailable,
         ]
     }
 
@@ -310,6 +324,10 @@ impl LobbyError {
             LobbyError::AlreadySeated => "already_seated",
             LobbyError::BotNotRated => "bot_not_rated",
             LobbyError::Banned => "banned",
+            LobbyError::NotAnAccount => "not_an_account",
+            LobbyError::PasskeyFailed => "passkey_failed",
+            LobbyError::PasskeyNotFound => "passkey_not_found",
+            LobbyError::PasskeysUnavailable => "passkeys_unavailable",
         }
     }
 
@@ -317,11 +335,17 @@ impl LobbyError {
     #[must_use]
     pub fn status(&self) -> u16 {
         match self {
-            LobbyError::RoomNotFound | LobbyError::SessionNotFound | LobbyError::PlayerNotFound => {
-                404
+            LobbyError::RoomNotFound
+            | LobbyError::SessionNotFound
+            | LobbyError::PlayerNotFound
+            | LobbyError::PasskeyNotFound => 404,
+            LobbyError::NameTaken
+            | LobbyError::AlreadyClaimed
+            | LobbyError::AlreadySeated
+            | LobbyError::NotAnAccount => 409,
+            LobbyError::InvalidPassword | LobbyError::BotNotRated | LobbyError::PasskeyFailed => {
+                400
             }
-            LobbyError::NameTaken | LobbyError::AlreadyClaimed | LobbyError::AlreadySeated => 409,
-            LobbyError::InvalidPassword | LobbyError::BotNotRated => 400,
             LobbyError::NotSignedIn | LobbyError::InvalidCredentials => 401,
             LobbyError::RoomFull
             | LobbyError::SeatTaken
@@ -341,7 +365,8 @@ impl LobbyError {
             LobbyError::TooManyRooms
             | LobbyError::ShuttingDown
             | LobbyError::StoreUnavailable
-            | LobbyError::ServerBusy => 503,
+            | LobbyError::ServerBusy
+            | LobbyError::PasskeysUnavailable => 503,
         }
     }
 
@@ -405,6 +430,18 @@ impl fmt::Display for LobbyError {
                 "the random bot has no rating and cannot play in a rated room"
             }
             LobbyError::Banned => "an administrator of this server banned this player",
+            LobbyError::NotAnAccount => {
+                "passkeys belong to accounts: claim a name and password first (POST /api/me/claim)"
+            }
+            LobbyError::PasskeyFailed => {
+                "the passkey was not registered: the request expired or the authenticator's \
+                 answer did not verify; start again"
+            }
+            LobbyError::PasskeyNotFound => "you have no passkey with that id",
+            LobbyError::PasskeysUnavailable => {
+                "passkeys need the server's domain name; its operator sets it with \
+                 CATAN_PUBLIC_ORIGINS (an address such as https://catan.example.org)"
+            }
         })
     }
 }
@@ -510,6 +547,10 @@ mod tests {
                 LobbyError::AlreadySeated,
                 LobbyError::BotNotRated,
                 LobbyError::Banned,
+                LobbyError::NotAnAccount,
+                LobbyError::PasskeyFailed,
+                LobbyError::PasskeyNotFound,
+                LobbyError::PasskeysUnavailable,
             ]
         );
     }

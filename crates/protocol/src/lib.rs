@@ -64,7 +64,8 @@ pub use lobby::{
     parse_body,
 };
 pub use players::{
-    ClaimRequest, GuestRequest, Leaderboard, LeaderboardEntry, LeaderboardQuery, PlayerInfo,
+    ClaimRequest, GuestRequest, Leaderboard, LeaderboardEntry, LeaderboardQuery, PasskeyChallenge,
+    PasskeyInfo, PasskeyList, PasskeyRegistrationRequest, PasskeySignInRequest, PlayerInfo,
     PlayerProfile, ProfileQuery, RatingInfo, RenameRequest, SessionInfo, SessionList,
     SignInRequest, SignedIn,
 };

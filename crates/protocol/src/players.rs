@@ -116,6 +116,67 @@ pub struct SessionList {
     pub sessions: Vec<SessionInfo>,
 }
 
+/// The answer that starts a passkey ceremony (protocol 25.10): registering one
+/// (`POST /api/me/passkeys/start`) or signing in with one
+/// (`POST /api/sessions/passkey/start`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PasskeyChallenge {
+    /// The ceremony's id, sent back with its finish (valid for 5 minutes, once).
+    pub ceremony: Uuid,
+    /// The options for the browser's WebAuthn call, as WebAuthn's JSON forms:
+    /// `{"publicKey": PublicKeyCredentialCreationOptionsJSON}` to register (for
+    /// `navigator.credentials.create`), `{"publicKey":
+    /// PublicKeyCredentialRequestOptionsJSON}` to sign in (`navigator.credentials.get`);
+    /// binary fields are base64url strings.
+    pub options: serde_json::Value,
+}
+
+/// `POST /api/me/passkeys/finish` body: the new credential.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PasskeyRegistrationRequest {
+    /// The ceremony's id, from its start.
+    pub ceremony: Uuid,
+    /// The authenticator's answer: `PublicKeyCredential.toJSON()` of the credential
+    /// `navigator.credentials.create` made (a `RegistrationResponseJSON`).
+    pub credential: serde_json::Value,
+    /// What to call the passkey in the list (1 to 40 characters); the client's
+    /// `User-Agent`, shortened, when left out.
+    #[serde(default)]
+    pub label: Option<String>,
+}
+
+/// `POST /api/sessions/passkey/finish` body: the signed challenge.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PasskeySignInRequest {
+    /// The ceremony's id, from its start.
+    pub ceremony: Uuid,
+    /// The authenticator's answer: `PublicKeyCredential.toJSON()` of the assertion
+    /// `navigator.credentials.get` made (an `AuthenticationResponseJSON`).
+    pub credential: serde_json::Value,
+}
+
+/// A passkey of the player (`GET /api/me/passkeys`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PasskeyInfo {
+    /// The passkey's id (its WebAuthn credential id, base64url).
+    pub id: String,
+    /// What the player called it.
+    pub label: String,
+    /// When it was registered (Unix milliseconds).
+    pub created_at: u64,
+    /// When it last signed in (Unix milliseconds); `null` before its first use.
+    pub last_used_at: Option<u64>,
+}
+
+/// `GET /api/me/passkeys` answer, oldest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PasskeyList {
+    /// The player's passkeys.
+    pub passkeys: Vec<PasskeyInfo>,
+}
+
 /// A rating as shown (protocol 25.8): the conservative figure, whether it is still
 /// provisional, and the rated games behind it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

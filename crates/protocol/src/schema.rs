@@ -43,8 +43,9 @@ use crate::lobby::{
     GameSummary, RematchResponse, Replay, RoomList, TakeSeatRequest, TakeSeatResponse,
 };
 use crate::players::{
-    ClaimRequest, GuestRequest, Leaderboard, PlayerInfo, PlayerProfile, RenameRequest, SessionList,
-    SignInRequest, SignedIn,
+    ClaimRequest, GuestRequest, Leaderboard, PasskeyChallenge, PasskeyList,
+    PasskeyRegistrationRequest, PasskeySignInRequest, PlayerInfo, PlayerProfile, RenameRequest,
+    SessionList, SignInRequest, SignedIn,
 };
 use crate::room::RoomInfo;
 use crate::ws::{ClientMessage, ServerMessage};
@@ -59,7 +60,7 @@ const DEFS: &str = "#/$defs/";
 pub const INPUT_SUFFIX: &str = "Input";
 
 /// The types clients send, by the names of their definitions.
-pub const CLIENT_SENT: [&str; 11] = [
+pub const CLIENT_SENT: [&str; 13] = [
     "ClientMessage",
     "CreateRoomRequest",
     "TakeSeatRequest",
@@ -71,10 +72,12 @@ pub const CLIENT_SENT: [&str; 11] = [
     "SignInRequest",
     "RenameRequest",
     "ModerationRequest",
+    "PasskeyRegistrationRequest",
+    "PasskeySignInRequest",
 ];
 
 /// The types the server writes, by the names of their definitions.
-pub const SERVER_WRITTEN: [&str; 24] = [
+pub const SERVER_WRITTEN: [&str; 26] = [
     "ServerMessage",
     "CreateRoomResponse",
     "RoomList",
@@ -99,6 +102,8 @@ pub const SERVER_WRITTEN: [&str; 24] = [
     "AdminPlayerList",
     "AdminPlayerDetail",
     "AdminPlayer",
+    "PasskeyChallenge",
+    "PasskeyList",
 ];
 
 /// Adds `T` to `generator`'s definitions, checking that it is named `name`.
@@ -127,6 +132,8 @@ fn client_definitions() -> Map<String, Value> {
     add::<SignInRequest>(&mut g, CLIENT_SENT[8]);
     add::<RenameRequest>(&mut g, CLIENT_SENT[9]);
     add::<ModerationRequest>(&mut g, CLIENT_SENT[10]);
+    add::<PasskeyRegistrationRequest>(&mut g, CLIENT_SENT[11]);
+    add::<PasskeySignInRequest>(&mut g, CLIENT_SENT[12]);
     g.take_definitions(true)
 }
 
@@ -159,6 +166,8 @@ fn server_definitions() -> Map<String, Value> {
     add::<AdminPlayerList>(&mut g, SERVER_WRITTEN[21]);
     add::<AdminPlayerDetail>(&mut g, SERVER_WRITTEN[22]);
     add::<AdminPlayer>(&mut g, SERVER_WRITTEN[23]);
+    add::<PasskeyChallenge>(&mut g, SERVER_WRITTEN[24]);
+    add::<PasskeyList>(&mut g, SERVER_WRITTEN[25]);
     g.take_definitions(true)
 }
 

@@ -139,7 +139,11 @@ impl AppState {
             metrics.clone(),
         ));
         AppState {
-            players: Arc::new(players::Players::new(store.clone(), config.players.clone())),
+            players: Arc::new(players::Players::new(
+                store.clone(),
+                config.players.clone(),
+                &config.listen.public_origins,
+            )),
             lobby_limiter: Arc::new(limits::AddressLimiter::new(
                 config.limits.lobby_rate_per_min,
                 config.limits.lobby_burst,
@@ -282,6 +286,27 @@ pub fn app(state: AppState) -> Router {
                 .delete(players::api::end_sessions),
         )
         .route("/api/sessions/{id}", delete(players::api::end_session))
+        .route(
+            "/api/sessions/passkey/start",
+            post(players::api::passkey_sign_in_start),
+        )
+        .route(
+            "/api/sessions/passkey/finish",
+            post(players::api::passkey_sign_in_finish),
+        )
+        .route("/api/me/passkeys", get(players::api::passkeys))
+        .route(
+            "/api/me/passkeys/start",
+            post(players::api::passkey_register_start),
+        )
+        .route(
+            "/api/me/passkeys/finish",
+            post(players::api::passkey_register_finish),
+        )
+        .route(
+            "/api/me/passkeys/{id}",
+            delete(players::api::delete_passkey),
+        )
         // In a cluster, a room another instance owns is served by it (after the
         // origin check here).
         .layer(axum::middleware::from_fn_with_state(

@@ -141,6 +141,11 @@ __all__ = [
     "OfferClosed",
     "OfferDeadline",
     "OfferId",
+    "PasskeyChallenge",
+    "PasskeyInfo",
+    "PasskeyList",
+    "PasskeyRegistrationRequest",
+    "PasskeySignInRequest",
     "Phase",
     "PhaseDiscard",
     "PhaseMain",
@@ -2206,6 +2211,69 @@ class ModerationRequest(TypedDict):
     """
     reason: str
     """Why, for the record: 1 to 500 characters."""
+
+
+class PasskeyChallenge(TypedDict):
+    """
+    The answer that starts a passkey ceremony (protocol 25.10): registering one
+    (`POST /api/me/passkeys/start`) or signing in with one
+    (`POST /api/sessions/passkey/start`).
+    """
+    ceremony: str
+    """The ceremony's id, sent back with its finish (valid for 5 minutes, once)."""
+    options: Any
+    """
+    The options for the browser's WebAuthn call, as WebAuthn's JSON forms:
+    `{"publicKey": PublicKeyCredentialCreationOptionsJSON}` to register (for
+    `navigator.credentials.create`), `{"publicKey":
+    PublicKeyCredentialRequestOptionsJSON}` to sign in (`navigator.credentials.get`);
+    binary fields are base64url strings.
+    """
+
+
+class PasskeyInfo(TypedDict):
+    """A passkey of the player (`GET /api/me/passkeys`)."""
+    created_at: int
+    """When it was registered (Unix milliseconds)."""
+    id: str
+    """The passkey's id (its WebAuthn credential id, base64url)."""
+    label: str
+    """What the player called it."""
+    last_used_at: int | None
+    """When it last signed in (Unix milliseconds); `null` before its first use."""
+
+
+class PasskeyList(TypedDict):
+    """`GET /api/me/passkeys` answer, oldest first."""
+    passkeys: list[PasskeyInfo]
+    """The player's passkeys."""
+
+
+class PasskeyRegistrationRequest(TypedDict):
+    """`POST /api/me/passkeys/finish` body: the new credential."""
+    ceremony: str
+    """The ceremony's id, from its start."""
+    credential: Any
+    """
+    The authenticator's answer: `PublicKeyCredential.toJSON()` of the credential
+    `navigator.credentials.create` made (a `RegistrationResponseJSON`).
+    """
+    label: NotRequired[str | None]
+    """
+    What to call the passkey in the list (1 to 40 characters); the client's
+    `User-Agent`, shortened, when left out.
+    """
+
+
+class PasskeySignInRequest(TypedDict):
+    """`POST /api/sessions/passkey/finish` body: the signed challenge."""
+    ceremony: str
+    """The ceremony's id, from its start."""
+    credential: Any
+    """
+    The authenticator's answer: `PublicKeyCredential.toJSON()` of the assertion
+    `navigator.credentials.get` made (an `AuthenticationResponseJSON`).
+    """
 
 
 class PlayerInfo(TypedDict):

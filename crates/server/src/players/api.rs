@@ -9,8 +9,9 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use catan_protocol::{
-    ClaimRequest, GuestRequest, LobbyError, PlayerInfo, RenameRequest, SessionList, SignInRequest,
-    SignedIn,
+    ClaimRequest, GuestRequest, LobbyError, PasskeyChallenge, PasskeyInfo, PasskeyList,
+    PasskeyRegistrationRequest, PasskeySignInRequest, PlayerInfo, RenameRequest, SessionList,
+    SignInRequest, SignedIn,
 };
 use uuid::Uuid;
 
@@ -263,4 +264,79 @@ pub async fn end_session(
     } else {
         Ok(StatusCode::NO_CONTENT.into_response())
     }
+}
+
+/// `GET /api/me/passkeys`
+pub async fn passkeys(
+    State(state): State<AppState>,
+    Me(me): Me,
+) -> Result<Json<PasskeyList>, ApiError> {
+    Ok(Json(PasskeyList {
+        passkeys: state.players.passkey_list(&me).await?,
+    }))
+}
+
+/// `POST /api/me/passkeys/start` (a costly call: each keeps a ceremony).
+pub async fn passkey_register_start(
+    State(state): State<AppState>,
+    _: Open,
+    _: Costly,
+    Me(me): Me,
+) -> Result<Json<PasskeyChallenge>, ApiError> {
+    Ok(Json(state.players.passkey_register_start(&me).await?))
+}
+
+/// `POST /api/me/passkeys/finish`
+pub async fn passkey_register_finish(
+    State(state): State<AppState>,
+    _: Open,
+    origin: Origin,
+    Me(me): Me,
+    ApiJson(req): ApiJson<PasskeyRegistrationRequest>,
+) -> Result<(StatusCode, Json<PasskeyInfo>), ApiError> {
+    let made = state
+        .players
+        .passkey_register_finish(
+            &me,
+            req.ceremony,
+            req.credential,
+            req.label.as_deref(),
+            &label(&origin.headers),
+        )
+        .await?;
+    Ok((StatusCode::CREATED, Json(made)))
+}
+
+/// `DELETE /api/me/passkeys/{id}`
+pub async fn delete_passkey(
+    State(state): State<AppState>,
+    _: Open,
+    Me(me): Me,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    state.players.passkey_delete(&me, &id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `POST /api/sessions/passkey/start`
+pub async fn passkey_sign_in_start(
+    State(state): State<AppState>,
+    _: Open,
+    ClientIp(ip): ClientIp,
+) -> Result<Json<PasskeyChallenge>, ApiError> {
+    Ok(Json(state.players.passkey_sign_in_start(ip).await?))
+}
+
+/// `POST /api/sessions/passkey/finish`
+pub async fn passkey_sign_in_finish(
+    State(state): State<AppState>,
+    _: Open,
+    origin: Origin,
+    ApiJson(req): ApiJson<PasskeySignInRequest>,
+) -> Result<Response, ApiError> {
+    let made = state
+        .players
+        .passkey_sign_in_finish(req.ceremony, req.credential, &label(&origin.headers))
+        .await?;
+    Ok(signed_in(&state, &origin, made))
 }

@@ -1,7 +1,7 @@
 //! Players who last beyond one room (docs/protocol/25-players.md): a guest made
 //! without a form, an account when the guest claims its name with a password,
 //! sessions (a browser's HttpOnly cookie or an app's bearer token, kept only as
-//! digests) that can be listed and revoked.
+//! digests) that can be listed and revoked; passkeys beside an account's password.
 //!
 //! # Layout
 //!
@@ -9,6 +9,8 @@
 //!   sign-in limits), and [`PlayersConfig`].
 //! - [`api`]: the HTTP handlers and the [`api::Me`] extractor.
 //! - [`password`]: Argon2id hashing and verification off the async threads.
+//! - [`passkeys`]: WebAuthn passkeys, registered by accounts, signing in without
+//!   a name.
 //! - [`ratings`]: profiles and the leaderboard (the ratings themselves are kept
 //!   by the store, updated with each rated result: `crate::store`).
 //! - [`sanctions`]: the bans and mutes in force, as the rooms read them
@@ -18,6 +20,7 @@
 
 pub mod api;
 pub mod enforce;
+pub mod passkeys;
 pub mod password;
 pub mod ratings;
 pub mod sanctions;
@@ -26,7 +29,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use catan_protocol::{LobbyError, PlayerInfo, SessionInfo, text};
+use catan_protocol::{LobbyError, PasskeyChallenge, PasskeyInfo, PlayerInfo, SessionInfo, text};
 use uuid::Uuid;
 
 use crate::limits::{AddressLimiter, KeyedLimiter};
@@ -143,6 +146,8 @@ pub struct Players {
     dummy: tokio::sync::OnceCell<String>,
     /// The bans and mutes in force.
     sanctions: Arc<sanctions::Sanctions>,
+    /// The accounts' passkeys.
+    passkeys: passkeys::Passkeys,
 }
 
 impl std::fmt::Debug for Players {
@@ -154,10 +159,12 @@ impl std::fmt::Debug for Players {
 }
 
 impl Players {
-    /// The service over `store`.
+    /// The service over `store`, for a server reached at `public_origins` (the
+    /// passkeys' domain).
     #[must_use]
-    pub fn new(store: Arc<dyn Store>, config: PlayersConfig) -> Players {
+    pub fn new(store: Arc<dyn Store>, config: PlayersConfig, public_origins: &[String]) -> Players {
         Players {
+            passkeys: passkeys::Passkeys::new(public_origins),
             by_address: AddressLimiter::new(config.sign_in_rate_per_min, config.sign_in_burst),
             by_name: KeyedLimiter::per_hour(
                 config.sign_in_per_account_per_hour,
@@ -331,12 +338,20 @@ impl Players {
         let Some(player) = account.filter(|a| right && a.password_hash.is_some()) else {
             return Err(LobbyError::InvalidCredentials);
         };
-        // Told only to whoever knows the password (the store, not the copy: it is
-        // current in a cluster too).
-        let now = now_ms();
+        self.admit(player, label).await
+    }
+
+    /// Opens a session for `player`, whose credentials were right, unless banned.
+    async fn admit(
+        &self,
+        player: PlayerRow,
+        label: &str,
+    ) -> Result<(PlayerRow, SessionRow, String), LobbyError> {
+        // Told only to whoever proved to be the player (the store, not the copy:
+        // it is current in a cluster too).
         let sanctions = self
             .store
-            .sanctions(Some(player.id), now)
+            .sanctions(Some(player.id), now_ms())
             .await
             .map_err(stored)?;
         if sanctions.iter().any(|s| s.kind == SanctionKind::Ban) {
@@ -344,6 +359,89 @@ impl Players {
         }
         let (session, token) = self.open(&player, label).await?;
         Ok((player, session, token))
+    }
+
+    /// Starts a sign-in with a passkey from `addr` (counted as a sign-in attempt
+    /// of that address).
+    ///
+    /// # Errors
+    /// `rate_limited`, `passkeys_unavailable`, `store_unavailable`.
+    pub async fn passkey_sign_in_start(
+        &self,
+        addr: IpAddr,
+    ) -> Result<PasskeyChallenge, LobbyError> {
+        self.by_address.check(addr)?;
+        self.passkeys.sign_in_start(self.store.as_ref()).await
+    }
+
+    /// Finishes a sign-in with a passkey: the account's new session.
+    ///
+    /// # Errors
+    /// `passkeys_unavailable`, `invalid_credentials`, `banned`, `store_unavailable`.
+    pub async fn passkey_sign_in_finish(
+        &self,
+        ceremony: Uuid,
+        credential: serde_json::Value,
+        label: &str,
+    ) -> Result<(PlayerRow, SessionRow, String), LobbyError> {
+        let player = self
+            .passkeys
+            .sign_in_finish(self.store.as_ref(), ceremony, credential)
+            .await?;
+        self.admit(player, label).await
+    }
+
+    /// Starts registering a passkey for `me`'s account.
+    ///
+    /// # Errors
+    /// See [`passkeys::Passkeys::register_start`].
+    pub async fn passkey_register_start(
+        &self,
+        me: &Session,
+    ) -> Result<PasskeyChallenge, LobbyError> {
+        self.passkeys.register_start(self.store.as_ref(), me).await
+    }
+
+    /// Finishes registering a passkey for `me`'s account.
+    ///
+    /// # Errors
+    /// See [`passkeys::Passkeys::register_finish`].
+    pub async fn passkey_register_finish(
+        &self,
+        me: &Session,
+        ceremony: Uuid,
+        credential: serde_json::Value,
+        label: Option<&str>,
+        fallback: &str,
+    ) -> Result<PasskeyInfo, LobbyError> {
+        self.passkeys
+            .register_finish(
+                self.store.as_ref(),
+                me,
+                ceremony,
+                credential,
+                label,
+                fallback,
+            )
+            .await
+    }
+
+    /// The passkeys of `me`'s player.
+    ///
+    /// # Errors
+    /// `store_unavailable`.
+    pub async fn passkey_list(&self, me: &Session) -> Result<Vec<PasskeyInfo>, LobbyError> {
+        self.passkeys.list(self.store.as_ref(), me.player.id).await
+    }
+
+    /// Deletes passkey `id` of `me`'s player.
+    ///
+    /// # Errors
+    /// `passkey_not_found`, `store_unavailable`.
+    pub async fn passkey_delete(&self, me: &Session, id: &str) -> Result<(), LobbyError> {
+        self.passkeys
+            .delete(self.store.as_ref(), me.player.id, id)
+            .await
     }
 
     /// The unexpired sessions of `me`'s player, newest first, `me`'s marked.

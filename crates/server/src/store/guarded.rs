@@ -16,8 +16,9 @@ use tracing::debug;
 use uuid::Uuid;
 
 use super::{
-    ActionRecord, Claim, Finish, GameQuery, GameRecord, LeaderRow, LobbyRecord, ModerationRow,
-    NewGame, PlayerRow, PlayerStats, SanctionRow, SessionRow, Store, StoreError, retry,
+    ActionRecord, CeremonyKind, CeremonyRow, Claim, Finish, GameQuery, GameRecord, LeaderRow,
+    LobbyRecord, ModerationRow, NewGame, PasskeyRow, PlayerRow, PlayerStats, SanctionRow,
+    SessionRow, Store, StoreError, retry,
 };
 use crate::metrics::Metrics;
 
@@ -313,6 +314,45 @@ impl Store for Guarded {
             self.limit,
             self.inner.moderation_log(player),
         )
+        .await
+    }
+    async fn add_passkey(&self, passkey: &PasskeyRow) -> Result<bool, StoreError> {
+        // One attempt: a retry after an insert that landed would read as a conflict.
+        self.write("add_passkey", None, || self.inner.add_passkey(passkey))
+            .await
+    }
+    async fn passkeys(&self, player: Uuid) -> Result<Vec<PasskeyRow>, StoreError> {
+        self.read("passkeys", self.limit, self.inner.passkeys(player))
+            .await
+    }
+    async fn passkey_used(&self, id: &str, credential: &str, at: u64) -> Result<(), StoreError> {
+        self.write("passkey_used", Some(retry::brief()), || {
+            self.inner.passkey_used(id, credential, at)
+        })
+        .await
+    }
+    async fn delete_passkey(&self, player: Uuid, id: &str) -> Result<bool, StoreError> {
+        self.write("delete_passkey", Some(retry::brief()), || {
+            self.inner.delete_passkey(player, id)
+        })
+        .await
+    }
+    async fn start_ceremony(&self, ceremony: &CeremonyRow, now: u64) -> Result<(), StoreError> {
+        self.write("start_ceremony", Some(retry::brief()), || {
+            self.inner.start_ceremony(ceremony, now)
+        })
+        .await
+    }
+    async fn take_ceremony(
+        &self,
+        id: Uuid,
+        kind: CeremonyKind,
+        now: u64,
+    ) -> Result<Option<CeremonyRow>, StoreError> {
+        // One attempt: a ceremony is taken once.
+        self.write("take_ceremony", None, || {
+            self.inner.take_ceremony(id, kind, now)
+        })
         .await
     }
 }

@@ -12,6 +12,7 @@ mod leases;
 mod lobbies;
 mod moderation;
 mod options;
+mod passkeys;
 mod players;
 mod ratings;
 pub mod retry;
@@ -32,6 +33,7 @@ pub use leases::Leases;
 
 pub use moderation::{ModerationRow, SanctionKind, SanctionRow};
 pub use options::StoredOptions;
+pub use passkeys::{CeremonyKind, CeremonyRow, PasskeyRow};
 pub use players::DELETED_NAME;
 pub use ratings::{LeaderRow, PlayerStats, Recomputed, bot_of_player_id, bot_player_id};
 pub use retry::connect_at_start;
@@ -460,6 +462,46 @@ pub trait Store: Send + Sync + 'static {
         provisional: bool,
     ) -> Result<(Vec<(u64, LeaderRow)>, u64), StoreError> {
         let _ = (offset, limit, provisional);
+        Err(keeps_no_players())
+    }
+    /// Adds passkey `passkey` to its account: false, and nothing added, when its
+    /// player is not a living account; a credential id already kept is a
+    /// [`StoreError::Conflict`].
+    async fn add_passkey(&self, passkey: &PasskeyRow) -> Result<bool, StoreError> {
+        let _ = passkey;
+        Err(keeps_no_players())
+    }
+    /// The passkeys of `player`, oldest first.
+    async fn passkeys(&self, player: Uuid) -> Result<Vec<PasskeyRow>, StoreError> {
+        let _ = player;
+        Err(keeps_no_players())
+    }
+    /// Records a sign-in with passkey `id` at `at` and its updated `credential`
+    /// (its signature counter).
+    async fn passkey_used(&self, id: &str, credential: &str, at: u64) -> Result<(), StoreError> {
+        let _ = (id, credential, at);
+        Err(keeps_no_players())
+    }
+    /// Deletes passkey `id` of `player`: false when `player` has none with that id.
+    async fn delete_passkey(&self, player: Uuid, id: &str) -> Result<bool, StoreError> {
+        let _ = (player, id);
+        Err(keeps_no_players())
+    }
+    /// Keeps passkey ceremony `ceremony` until it is taken or expires (the
+    /// ceremonies expired at `now` go).
+    async fn start_ceremony(&self, ceremony: &CeremonyRow, now: u64) -> Result<(), StoreError> {
+        let _ = (ceremony, now);
+        Err(keeps_no_players())
+    }
+    /// Takes ceremony `id` of `kind`, once: `None` when there is none, it was
+    /// taken already, or it expired before `now`.
+    async fn take_ceremony(
+        &self,
+        id: Uuid,
+        kind: CeremonyKind,
+        now: u64,
+    ) -> Result<Option<CeremonyRow>, StoreError> {
+        let _ = (id, kind, now);
         Err(keeps_no_players())
     }
     /// Deletes player `id`: its sessions end, its name becomes [`DELETED_NAME`] on

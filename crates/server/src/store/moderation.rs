@@ -4,12 +4,11 @@
 
 use catan_protocol::ModerationAction;
 use sqlx::Row;
-use sqlx::any::AnyRow;
 use uuid::Uuid;
 
 use super::games::corrupt;
 use super::group_commit::to_i64;
-use super::players::{PLAYER_COLUMNS, millis, player, uuid};
+use super::players::{PLAYER_COLUMNS, millis, opt_millis, player, uuid};
 use super::{PlayerRow, SqlStore, StoreError};
 
 /// What a sanction in force keeps a player from.
@@ -101,12 +100,6 @@ fn parse_action(s: &str) -> Result<ModerationAction, StoreError> {
     .into_iter()
     .find(|&a| action_str(a) == s)
     .ok_or_else(|| corrupt(format!("unknown moderation action {s:?}")))
-}
-
-fn opt_millis(row: &AnyRow, column: &str) -> Result<Option<u64>, StoreError> {
-    Ok(row
-        .try_get::<Option<i64>, _>(column)?
-        .map(|n| u64::try_from(n).unwrap_or(0)))
 }
 
 /// `s` as a `LIKE` pattern matching any text that contains it (`\` escapes).

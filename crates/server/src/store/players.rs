@@ -16,6 +16,12 @@ pub(super) fn millis(row: &AnyRow, column: &str) -> Result<u64, StoreError> {
     Ok(u64::try_from(row.try_get::<i64, _>(column)?).unwrap_or(0))
 }
 
+pub(super) fn opt_millis(row: &AnyRow, column: &str) -> Result<Option<u64>, StoreError> {
+    Ok(row
+        .try_get::<Option<i64>, _>(column)?
+        .map(|n| u64::try_from(n).unwrap_or(0)))
+}
+
 pub(super) fn uuid(row: &AnyRow, column: &str) -> Result<Uuid, StoreError> {
     let s: String = row.try_get(column)?;
     Uuid::parse_str(&s).map_err(corrupt)
@@ -210,6 +216,10 @@ impl SqlStore {
         let mut tx = self.pool().begin().await?;
         let id = id.to_string();
         sqlx::query("DELETE FROM sessions WHERE player_id = $1")
+            .bind(&id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("DELETE FROM passkeys WHERE player_id = $1")
             .bind(&id)
             .execute(&mut *tx)
             .await?;

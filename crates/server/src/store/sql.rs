@@ -13,9 +13,9 @@ use uuid::Uuid;
 use super::games::{GAME_COLUMNS, corrupt, games_with_players, records, seat_of, to_u64};
 use super::group_commit::to_i64;
 use super::{
-    ActionRecord, Claim, Fence, Finish, GameQuery, GameRecord, GameStatus, LeaderRow, LobbyRecord,
-    ModerationRow, NewGame, PlayerRow, PlayerStats, SanctionRow, SessionRow, Store, StoreError,
-    StoredOptions,
+    ActionRecord, CeremonyKind, CeremonyRow, Claim, Fence, Finish, GameQuery, GameRecord,
+    GameStatus, LeaderRow, LobbyRecord, ModerationRow, NewGame, PasskeyRow, PlayerRow, PlayerStats,
+    SanctionRow, SessionRow, Store, StoreError, StoredOptions,
 };
 
 /// A store backed by a connection pool.
@@ -498,6 +498,29 @@ impl Store for SqlStore {
     }
     async fn delete_player(&self, id: Uuid, at: u64) -> Result<(), StoreError> {
         self.erase_player(id, at).await
+    }
+    async fn add_passkey(&self, passkey: &PasskeyRow) -> Result<bool, StoreError> {
+        self.insert_passkey(passkey).await
+    }
+    async fn passkeys(&self, player: Uuid) -> Result<Vec<PasskeyRow>, StoreError> {
+        self.select_passkeys(player).await
+    }
+    async fn passkey_used(&self, id: &str, credential: &str, at: u64) -> Result<(), StoreError> {
+        self.update_passkey(id, credential, at).await
+    }
+    async fn delete_passkey(&self, player: Uuid, id: &str) -> Result<bool, StoreError> {
+        self.remove_passkey(player, id).await
+    }
+    async fn start_ceremony(&self, ceremony: &CeremonyRow, now: u64) -> Result<(), StoreError> {
+        self.insert_ceremony(ceremony, now).await
+    }
+    async fn take_ceremony(
+        &self,
+        id: Uuid,
+        kind: CeremonyKind,
+        now: u64,
+    ) -> Result<Option<CeremonyRow>, StoreError> {
+        self.remove_ceremony(id, kind, now).await
     }
     async fn player_stats(&self, id: Uuid) -> Result<Option<PlayerStats>, StoreError> {
         self.select_player_stats(id).await
