@@ -32,6 +32,8 @@
 //! - [`store`]: persistence (SQLite or PostgreSQL); [`history`]: finished games.
 //! - [`players`]: people who last beyond one room: guests, accounts, sessions,
 //!   ratings, and the bans and mutes the rooms enforce.
+//! - [`queue`]: quick play's rule for forming tables by rating (the queue itself is
+//!   to come).
 //! - [`cluster`]: several instances on one PostgreSQL (docs/cluster.md): leases,
 //!   takeover of a dead instance's rooms, forwarding to a room's owner.
 //!
@@ -55,6 +57,7 @@ pub mod lobby;
 pub mod metrics;
 pub mod origin;
 pub mod players;
+pub mod queue;
 pub mod registry;
 pub mod restore;
 pub mod room;
