@@ -272,7 +272,7 @@ pub async fn passkeys(
     Me(me): Me,
 ) -> Result<Json<PasskeyList>, ApiError> {
     Ok(Json(PasskeyList {
-        passkeys: state.players.passkey_list(&me).await?,
+        passkeys: state.players.passkeys().list(me.player.id).await?,
     }))
 }
 
@@ -283,7 +283,7 @@ pub async fn passkey_register_start(
     _: Costly,
     Me(me): Me,
 ) -> Result<Json<PasskeyChallenge>, ApiError> {
-    Ok(Json(state.players.passkey_register_start(&me).await?))
+    Ok(Json(state.players.passkeys().register_start(&me).await?))
 }
 
 /// `POST /api/me/passkeys/finish`
@@ -296,7 +296,8 @@ pub async fn passkey_register_finish(
 ) -> Result<(StatusCode, Json<PasskeyInfo>), ApiError> {
     let made = state
         .players
-        .passkey_register_finish(
+        .passkeys()
+        .register_finish(
             &me,
             req.ceremony,
             req.credential,
@@ -314,7 +315,7 @@ pub async fn delete_passkey(
     Me(me): Me,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    state.players.passkey_delete(&me, &id).await?;
+    state.players.passkeys().delete(me.player.id, &id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

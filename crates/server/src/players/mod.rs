@@ -29,7 +29,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use catan_protocol::{LobbyError, PasskeyChallenge, PasskeyInfo, PlayerInfo, SessionInfo, text};
+use catan_protocol::{LobbyError, PasskeyChallenge, PlayerInfo, SessionInfo, text};
 use uuid::Uuid;
 
 use crate::limits::{AddressLimiter, KeyedLimiter};
@@ -164,7 +164,7 @@ impl Players {
     #[must_use]
     pub fn new(store: Arc<dyn Store>, config: PlayersConfig, public_origins: &[String]) -> Players {
         Players {
-            passkeys: passkeys::Passkeys::new(public_origins),
+            passkeys: passkeys::Passkeys::new(store.clone(), public_origins),
             by_address: AddressLimiter::new(config.sign_in_rate_per_min, config.sign_in_burst),
             by_name: KeyedLimiter::per_hour(
                 config.sign_in_per_account_per_hour,
@@ -371,7 +371,7 @@ impl Players {
         addr: IpAddr,
     ) -> Result<PasskeyChallenge, LobbyError> {
         self.by_address.check(addr)?;
-        self.passkeys.sign_in_start(self.store.as_ref()).await
+        self.passkeys.sign_in_start().await
     }
 
     /// Finishes a sign-in with a passkey: the account's new session.
@@ -384,64 +384,14 @@ impl Players {
         credential: serde_json::Value,
         label: &str,
     ) -> Result<(PlayerRow, SessionRow, String), LobbyError> {
-        let player = self
-            .passkeys
-            .sign_in_finish(self.store.as_ref(), ceremony, credential)
-            .await?;
+        let player = self.passkeys.sign_in_finish(ceremony, credential).await?;
         self.admit(player, label).await
     }
 
-    /// Starts registering a passkey for `me`'s account.
-    ///
-    /// # Errors
-    /// See [`passkeys::Passkeys::register_start`].
-    pub async fn passkey_register_start(
-        &self,
-        me: &Session,
-    ) -> Result<PasskeyChallenge, LobbyError> {
-        self.passkeys.register_start(self.store.as_ref(), me).await
-    }
-
-    /// Finishes registering a passkey for `me`'s account.
-    ///
-    /// # Errors
-    /// See [`passkeys::Passkeys::register_finish`].
-    pub async fn passkey_register_finish(
-        &self,
-        me: &Session,
-        ceremony: Uuid,
-        credential: serde_json::Value,
-        label: Option<&str>,
-        fallback: &str,
-    ) -> Result<PasskeyInfo, LobbyError> {
-        self.passkeys
-            .register_finish(
-                self.store.as_ref(),
-                me,
-                ceremony,
-                credential,
-                label,
-                fallback,
-            )
-            .await
-    }
-
-    /// The passkeys of `me`'s player.
-    ///
-    /// # Errors
-    /// `store_unavailable`.
-    pub async fn passkey_list(&self, me: &Session) -> Result<Vec<PasskeyInfo>, LobbyError> {
-        self.passkeys.list(self.store.as_ref(), me.player.id).await
-    }
-
-    /// Deletes passkey `id` of `me`'s player.
-    ///
-    /// # Errors
-    /// `passkey_not_found`, `store_unavailable`.
-    pub async fn passkey_delete(&self, me: &Session, id: &str) -> Result<(), LobbyError> {
-        self.passkeys
-            .delete(self.store.as_ref(), me.player.id, id)
-            .await
+    /// The accounts' passkeys (registering, listing, removing them).
+    #[must_use]
+    pub fn passkeys(&self) -> &passkeys::Passkeys {
+        &self.passkeys
     }
 
     /// The unexpired sessions of `me`'s player, newest first, `me`'s marked.

@@ -13,6 +13,7 @@
 //! trial on one's own machine). Public origins that are all IP addresses leave
 //! passkeys off (`passkeys_unavailable`): WebAuthn binds credentials to a domain.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use catan_protocol::{LobbyError, PasskeyChallenge, PasskeyInfo};
@@ -122,6 +123,8 @@ fn shown(p: &PasskeyRow) -> PasskeyInfo {
 pub struct Passkeys {
     /// The verifier; `None` when the server has no domain for passkeys.
     party: Option<Webauthn>,
+    /// Where passkeys and ceremonies are kept.
+    store: Arc<dyn Store>,
 }
 
 impl std::fmt::Debug for Passkeys {
@@ -133,16 +136,16 @@ impl std::fmt::Debug for Passkeys {
 }
 
 impl Passkeys {
-    /// Passkeys for a server reached at `public_origins`.
+    /// Passkeys in `store` for a server reached at `public_origins`.
     #[must_use]
-    pub fn new(public_origins: &[String]) -> Passkeys {
+    pub fn new(store: Arc<dyn Store>, public_origins: &[String]) -> Passkeys {
         let party = relying_party(public_origins);
         if party.is_none() {
             tracing::info!(
                 "passkeys are off: no public origin (CATAN_PUBLIC_ORIGINS) is a domain name"
             );
         }
-        Passkeys { party }
+        Passkeys { party, store }
     }
 
     fn party(&self) -> Result<&Webauthn, LobbyError> {
@@ -151,7 +154,7 @@ impl Passkeys {
 
     /// Keeps a ceremony's state and returns its challenge.
     async fn begin(
-        store: &dyn Store,
+        &self,
         kind: CeremonyKind,
         player_id: Option<Uuid>,
         state: String,
@@ -165,7 +168,7 @@ impl Passkeys {
             state,
             expires_at: now.saturating_add(u64::try_from(CEREMONY.as_millis()).unwrap_or(0)),
         };
-        store.start_ceremony(&row, now).await.map_err(stored)?;
+        self.store.start_ceremony(&row, now).await.map_err(stored)?;
         Ok(PasskeyChallenge {
             ceremony: row.id,
             options,
@@ -176,16 +179,12 @@ impl Passkeys {
     ///
     /// # Errors
     /// `passkeys_unavailable`, `not_an_account`, `store_unavailable`.
-    pub async fn register_start(
-        &self,
-        store: &dyn Store,
-        me: &Session,
-    ) -> Result<PasskeyChallenge, LobbyError> {
+    pub async fn register_start(&self, me: &Session) -> Result<PasskeyChallenge, LobbyError> {
         let party = self.party()?;
         if me.player.password_hash.is_none() {
             return Err(LobbyError::NotAnAccount);
         }
-        let kept = store.passkeys(me.player.id).await.map_err(stored)?;
+        let kept = self.store.passkeys(me.player.id).await.map_err(stored)?;
         let exclude = kept
             .iter()
             .map(|p| read_back::<Passkey>(&p.credential).map(|k| k.cred_id().clone()))
@@ -210,8 +209,7 @@ impl Passkeys {
             selection.insert("residentKey".into(), "required".into());
             selection.insert("requireResidentKey".into(), true.into());
         }
-        Self::begin(
-            store,
+        self.begin(
             CeremonyKind::Register,
             Some(me.player.id),
             json(&state),
@@ -229,7 +227,6 @@ impl Passkeys {
     /// `not_an_account`, `store_unavailable`.
     pub async fn register_finish(
         &self,
-        store: &dyn Store,
         me: &Session,
         ceremony: Uuid,
         credential: serde_json::Value,
@@ -238,7 +235,8 @@ impl Passkeys {
     ) -> Result<PasskeyInfo, LobbyError> {
         let party = self.party()?;
         let now = now_ms();
-        let taken = store
+        let taken = self
+            .store
             .take_ceremony(ceremony, CeremonyKind::Register, now)
             .await
             .map_err(stored)?
@@ -261,7 +259,7 @@ impl Passkeys {
             created_at: now,
             last_used_at: None,
         };
-        match store.add_passkey(&row).await {
+        match self.store.add_passkey(&row).await {
             Ok(true) => Ok(shown(&row)),
             Ok(false) => Err(LobbyError::NotAnAccount),
             Err(StoreError::Conflict(_)) => Err(LobbyError::PasskeyFailed),
@@ -273,12 +271,8 @@ impl Passkeys {
     ///
     /// # Errors
     /// `store_unavailable`.
-    pub async fn list(
-        &self,
-        store: &dyn Store,
-        player: Uuid,
-    ) -> Result<Vec<PasskeyInfo>, LobbyError> {
-        let kept = store.passkeys(player).await.map_err(stored)?;
+    pub async fn list(&self, player: Uuid) -> Result<Vec<PasskeyInfo>, LobbyError> {
+        let kept = self.store.passkeys(player).await.map_err(stored)?;
         Ok(kept.iter().map(shown).collect())
     }
 
@@ -286,13 +280,13 @@ impl Passkeys {
     ///
     /// # Errors
     /// `passkey_not_found`, `store_unavailable`.
-    pub async fn delete(
-        &self,
-        store: &dyn Store,
-        player: Uuid,
-        id: &str,
-    ) -> Result<(), LobbyError> {
-        if store.delete_passkey(player, id).await.map_err(stored)? {
+    pub async fn delete(&self, player: Uuid, id: &str) -> Result<(), LobbyError> {
+        if self
+            .store
+            .delete_passkey(player, id)
+            .await
+            .map_err(stored)?
+        {
             Ok(())
         } else {
             Err(LobbyError::PasskeyNotFound)
@@ -303,7 +297,7 @@ impl Passkeys {
     ///
     /// # Errors
     /// `passkeys_unavailable`, `store_unavailable`.
-    pub async fn sign_in_start(&self, store: &dyn Store) -> Result<PasskeyChallenge, LobbyError> {
+    pub async fn sign_in_start(&self) -> Result<PasskeyChallenge, LobbyError> {
         let party = self.party()?;
         let (mut challenge, state) = party.start_discoverable_authentication().map_err(|e| {
             tracing::warn!(error = %e, "a passkey sign-in could not start");
@@ -312,14 +306,8 @@ impl Passkeys {
         // A sign-in the person asked for (a button), not autofill's conditional one.
         challenge.mediation = None;
         let options = serde_json::to_value(&challenge).expect("WebAuthn options serialise");
-        Self::begin(
-            store,
-            CeremonyKind::Authenticate,
-            None,
-            json(&state),
-            options,
-        )
-        .await
+        self.begin(CeremonyKind::Authenticate, None, json(&state), options)
+            .await
     }
 
     /// Finishes a sign-in with a passkey: the account whose passkey signed the
@@ -330,13 +318,13 @@ impl Passkeys {
     /// `passkeys_unavailable`, `invalid_credentials`, `store_unavailable`.
     pub async fn sign_in_finish(
         &self,
-        store: &dyn Store,
         ceremony: Uuid,
         credential: serde_json::Value,
     ) -> Result<PlayerRow, LobbyError> {
         let party = self.party()?;
         let now = now_ms();
-        let taken = store
+        let taken = self
+            .store
             .take_ceremony(ceremony, CeremonyKind::Authenticate, now)
             .await
             .map_err(stored)?
@@ -347,13 +335,14 @@ impl Passkeys {
             .identify_discoverable_authentication(&answer)
             .map_err(|_| LobbyError::InvalidCredentials)?;
         let used = credential_id(used);
-        let player = store
+        let player = self
+            .store
             .player(player_id)
             .await
             .map_err(stored)?
             .filter(|p| !p.deleted && p.password_hash.is_some())
             .ok_or(LobbyError::InvalidCredentials)?;
-        let kept = store.passkeys(player.id).await.map_err(stored)?;
+        let kept = self.store.passkeys(player.id).await.map_err(stored)?;
         let row = kept
             .into_iter()
             .find(|p| p.id == used)
@@ -367,7 +356,7 @@ impl Passkeys {
                 LobbyError::InvalidCredentials
             })?;
         passkey.update_credential(&result);
-        store
+        self.store
             .passkey_used(&row.id, &json(&passkey), now)
             .await
             .map_err(stored)?;
