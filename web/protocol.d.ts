@@ -3,7 +3,7 @@
 // Client-sent forms that differ from the server-written ones end in `Input`.
 
 /** Every WebSocket message (ClientMessage, ServerMessage) and every JSON body of the HTTP API of catan-server, protocol version 1: what clients send as the server reads it, what the server writes exactly as it writes it (see protocol.md). The root accepts any one of them; validate against `#/$defs/{name}` for one type. */
-export type AnyMessageOrBody = ClientMessage | CreateRoomRequest | TakeSeatRequest | AddBotRequest | CloseRoomRequest | KickRequest | GuestRequest | ClaimRequest | SignInRequest | RenameRequest | ModerationRequest | PasskeyRegistrationRequest | PasskeySignInRequest | ServerMessage | CreateRoomResponse | RoomList | RoomInfo | TakeSeatResponse | AddBotResponse | ErrorBody | GameList | GameSummary | Replay | AdminRoomList | AdminRoomDetail | CloseRoomResponse | ServerStats | BoardGeometry | RematchResponse | PlayerInfo | SignedIn | SessionList | PlayerProfile | Leaderboard | AdminPlayerList | AdminPlayerDetail | AdminPlayer | PasskeyChallenge | PasskeyList;
+export type AnyMessageOrBody = ClientMessage | CreateRoomRequest | TakeSeatRequest | AddBotRequest | CloseRoomRequest | KickRequest | GuestRequest | ClaimRequest | SignInRequest | RenameRequest | ModerationRequest | PasskeyRegistrationRequest | PasskeySignInRequest | QueueRequest | ServerMessage | CreateRoomResponse | RoomList | RoomInfo | TakeSeatResponse | AddBotResponse | ErrorBody | GameList | GameSummary | Replay | AdminRoomList | AdminRoomDetail | CloseRoomResponse | ServerStats | BoardGeometry | RematchResponse | PlayerInfo | SignedIn | SessionList | PlayerProfile | Leaderboard | AdminPlayerList | AdminPlayerDetail | AdminPlayer | PasskeyChallenge | PasskeyList | QueueStatus;
 
 /**
  * A request to change the game. `Game::apply` accepts it or says why not.
@@ -1568,6 +1568,47 @@ export interface PrivateView {
   total_vp: number;
   /** Maritime ratio per resource in resource order (4, 3 or 2; R-9.4). */
   maritime_ratios: number[];
+}
+
+/** `POST /api/queue` body: the table a player waits for (protocol 26.1). */
+export interface QueueRequest {
+  /** Seats at the table: 3 or 4. */
+  seats: number;
+  /** Whether bots may complete the table after a wait (default yes). */
+  bots?: boolean;
+  /** A rated table (default not). */
+  rated?: boolean;
+}
+
+/** Where a queued player sits once their table formed. */
+export interface QueueSeated {
+  /** The table's room (its game has started). */
+  room_id: string;
+  /** The player's seat. */
+  seat: number;
+  /** The seat's token, to connect (`/api/rooms/{room_id}/ws?token=`). */
+  token: string;
+}
+
+/** A player's place in the queue (`POST` and `GET /api/queue`; protocol 26.1). */
+export interface QueueStatus {
+  /** Seats at the table waited for. */
+  seats: number;
+  /** A rated table. */
+  rated: boolean;
+  /** Whether bots may complete it. */
+  bots: boolean;
+  /** When the player joined (Unix milliseconds). */
+  since: number;
+  /** Milliseconds waited so far (until seated). */
+  waited_ms: number;
+  /**
+   * The player's place among those waiting for the same table, longest waiting
+   * first (1: next); `null` once seated.
+   */
+  position: number | null;
+  /** Where the player sits once the table formed; `null` while waiting. */
+  seated: QueueSeated | null;
 }
 
 /** What a rated game did to a seat's rating, as shown (protocol 25.8). */

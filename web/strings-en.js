@@ -327,6 +327,8 @@ export default {
   "err.passkey_failed": "The passkey was not added: the request expired or the device's answer did not check out. Try again.",
   "err.passkey_not_found": "You have no passkey with that id.",
   "err.passkeys_unavailable": "Passkeys need this server's domain name; open it by its name (not its address), or ask its operator to set CATAN_PUBLIC_ORIGINS.",
+  "err.already_queued": "You are in the queue already; leave it first.",
+  "err.not_queued": "You are not in the queue.",
   "err.bad_request": "The request was malformed.",
   "err.origin_not_allowed": "This server does not accept pages opened at {origin}. Its operator can allow it with CATAN_PUBLIC_ORIGINS (or CATAN_DOMAIN with docker compose).",
   "err.shutting_down": "The server is shutting down; try again shortly.",

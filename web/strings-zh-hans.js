@@ -327,6 +327,8 @@ export default {
   "err.passkey_failed": "通行密钥没有添加成功：请求已过期，或设备的应答未通过验证。请重试。",
   "err.passkey_not_found": "你没有这个编号的通行密钥。",
   "err.passkeys_unavailable": "通行密钥需要本服务器的域名：请用域名（而不是 IP 地址）打开，或请运营者设置 CATAN_PUBLIC_ORIGINS。",
+  "err.already_queued": "你已经在排队了；请先退出队列。",
+  "err.not_queued": "你不在队列中。",
   "err.bad_request": "请求格式有误。",
   "err.origin_not_allowed": "这个服务器不接受在 {origin} 打开的页面。服务器的管理员可以用 CATAN_PUBLIC_ORIGINS（用本项目的 docker compose 运行时用 CATAN_DOMAIN）允许它。",
   "err.shutting_down": "服务器正在关闭；请稍后再试。",

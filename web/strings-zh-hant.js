@@ -327,6 +327,8 @@ export default {
   "err.passkey_failed": "密碼金鑰沒有新增成功：請求已逾時，或裝置的回應未通過驗證。請再試一次。",
   "err.passkey_not_found": "你沒有這個編號的密碼金鑰。",
   "err.passkeys_unavailable": "密碼金鑰需要本伺服器的網域名稱：請用網域名稱（而不是 IP 位址）開啟，或請營運者設定 CATAN_PUBLIC_ORIGINS。",
+  "err.already_queued": "你已經在排隊了；請先離開佇列。",
+  "err.not_queued": "你不在佇列中。",
   "err.bad_request": "請求格式有誤。",
   "err.origin_not_allowed": "這個伺服器不接受在 {origin} 開啟的頁面。伺服器的管理員可以用 CATAN_PUBLIC_ORIGINS（以本專案的 docker compose 執行時用 CATAN_DOMAIN）允許它。",
   "err.shutting_down": "伺服器正在關閉；請稍後再試。",

@@ -28,6 +28,7 @@ mod players;
 mod postgres_tls;
 mod protocol_doc;
 mod python_client;
+mod queue;
 mod quickstart;
 mod ratings;
 mod reconnect;

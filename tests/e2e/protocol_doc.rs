@@ -297,6 +297,9 @@ fn check(ex: &Example) -> Result<Value, String> {
             round_trip::<catan_protocol::PasskeyRegistrationRequest>(ex, false)
         }
         "PasskeySignInRequest" => round_trip::<catan_protocol::PasskeySignInRequest>(ex, false),
+        // Quick play (section 26).
+        "QueueRequest" => round_trip::<catan_protocol::QueueRequest>(ex, false),
+        "QueueStatus" => round_trip::<catan_protocol::QueueStatus>(ex, true),
         other => Err(format!("unknown type `{other}` in the parse marker")),
     }
 }

@@ -240,6 +240,10 @@ pub enum LobbyError {
     /// This server has no domain name for passkeys (its public origins are IP
     /// addresses: `CATAN_PUBLIC_ORIGINS`).
     PasskeysUnavailable,
+    /// The player is in the queue already (leave it first).
+    AlreadyQueued,
+    /// The player is not in the queue.
+    NotQueued,
 }
 
 impl LobbyError {
@@ -285,6 +289,8 @@ impl LobbyError {
             LobbyError::PasskeyFailed,
             LobbyError::PasskeyNotFound,
             LobbyError::PasskeysUnavailable,
+            LobbyError::AlreadyQueued,
+            LobbyError::NotQueued,
         ]
     }
 
@@ -328,6 +334,8 @@ impl LobbyError {
             LobbyError::PasskeyFailed => "passkey_failed",
             LobbyError::PasskeyNotFound => "passkey_not_found",
             LobbyError::PasskeysUnavailable => "passkeys_unavailable",
+            LobbyError::AlreadyQueued => "already_queued",
+            LobbyError::NotQueued => "not_queued",
         }
     }
 
@@ -338,11 +346,13 @@ impl LobbyError {
             LobbyError::RoomNotFound
             | LobbyError::SessionNotFound
             | LobbyError::PlayerNotFound
-            | LobbyError::PasskeyNotFound => 404,
+            | LobbyError::PasskeyNotFound
+            | LobbyError::NotQueued => 404,
             LobbyError::NameTaken
             | LobbyError::AlreadyClaimed
             | LobbyError::AlreadySeated
-            | LobbyError::NotAnAccount => 409,
+            | LobbyError::NotAnAccount
+            | LobbyError::AlreadyQueued => 409,
             LobbyError::InvalidPassword | LobbyError::BotNotRated | LobbyError::PasskeyFailed => {
                 400
             }
@@ -442,6 +452,8 @@ impl fmt::Display for LobbyError {
                 "passkeys need the server's domain name; its operator sets it with \
                  CATAN_PUBLIC_ORIGINS (an address such as https://catan.example.org)"
             }
+            LobbyError::AlreadyQueued => "you are in the queue already; leave it first",
+            LobbyError::NotQueued => "you are not in the queue",
         })
     }
 }
@@ -551,6 +563,8 @@ mod tests {
                 LobbyError::PasskeyFailed,
                 LobbyError::PasskeyNotFound,
                 LobbyError::PasskeysUnavailable,
+                LobbyError::AlreadyQueued,
+                LobbyError::NotQueued,
             ]
         );
     }

@@ -177,6 +177,64 @@ pub struct PasskeyList {
     pub passkeys: Vec<PasskeyInfo>,
 }
 
+/// `POST /api/queue` body: the table a player waits for (protocol 26.1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QueueRequest {
+    /// Seats at the table: 3 or 4.
+    pub seats: u8,
+    /// A rated table (default not).
+    #[serde(default)]
+    pub rated: bool,
+    /// Whether bots may complete the table after a wait (default yes).
+    #[serde(default = "yes")]
+    pub bots: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Where a queued player sits once their table formed.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct QueueSeated {
+    /// The table's room (its game has started).
+    pub room_id: Uuid,
+    /// The player's seat.
+    pub seat: u8,
+    /// The seat's token, to connect (`/api/rooms/{room_id}/ws?token=`).
+    pub token: String,
+}
+
+impl std::fmt::Debug for QueueSeated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QueueSeated")
+            .field("room_id", &self.room_id)
+            .field("seat", &self.seat)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A player's place in the queue (`POST` and `GET /api/queue`; protocol 26.1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct QueueStatus {
+    /// Seats at the table waited for.
+    pub seats: u8,
+    /// A rated table.
+    pub rated: bool,
+    /// Whether bots may complete it.
+    pub bots: bool,
+    /// When the player joined (Unix milliseconds).
+    pub since: u64,
+    /// Milliseconds waited so far (until seated).
+    pub waited_ms: u64,
+    /// The player's place among those waiting for the same table, longest waiting
+    /// first (1: next); `null` once seated.
+    pub position: Option<u32>,
+    /// Where the player sits once the table formed; `null` while waiting.
+    pub seated: Option<QueueSeated>,
+}
+
 /// A rating as shown (protocol 25.8): the conservative figure, whether it is still
 /// provisional, and the rated games behind it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

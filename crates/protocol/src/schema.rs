@@ -44,8 +44,8 @@ use crate::lobby::{
 };
 use crate::players::{
     ClaimRequest, GuestRequest, Leaderboard, PasskeyChallenge, PasskeyList,
-    PasskeyRegistrationRequest, PasskeySignInRequest, PlayerInfo, PlayerProfile, RenameRequest,
-    SessionList, SignInRequest, SignedIn,
+    PasskeyRegistrationRequest, PasskeySignInRequest, PlayerInfo, PlayerProfile, QueueRequest,
+    QueueStatus, RenameRequest, SessionList, SignInRequest, SignedIn,
 };
 use crate::room::RoomInfo;
 use crate::ws::{ClientMessage, ServerMessage};
@@ -60,7 +60,7 @@ const DEFS: &str = "#/$defs/";
 pub const INPUT_SUFFIX: &str = "Input";
 
 /// The types clients send, by the names of their definitions.
-pub const CLIENT_SENT: [&str; 13] = [
+pub const CLIENT_SENT: [&str; 14] = [
     "ClientMessage",
     "CreateRoomRequest",
     "TakeSeatRequest",
@@ -74,10 +74,11 @@ pub const CLIENT_SENT: [&str; 13] = [
     "ModerationRequest",
     "PasskeyRegistrationRequest",
     "PasskeySignInRequest",
+    "QueueRequest",
 ];
 
 /// The types the server writes, by the names of their definitions.
-pub const SERVER_WRITTEN: [&str; 26] = [
+pub const SERVER_WRITTEN: [&str; 27] = [
     "ServerMessage",
     "CreateRoomResponse",
     "RoomList",
@@ -104,6 +105,7 @@ pub const SERVER_WRITTEN: [&str; 26] = [
     "AdminPlayer",
     "PasskeyChallenge",
     "PasskeyList",
+    "QueueStatus",
 ];
 
 /// Adds `T` to `generator`'s definitions, checking that it is named `name`.
@@ -134,6 +136,7 @@ fn client_definitions() -> Map<String, Value> {
     add::<ModerationRequest>(&mut g, CLIENT_SENT[10]);
     add::<PasskeyRegistrationRequest>(&mut g, CLIENT_SENT[11]);
     add::<PasskeySignInRequest>(&mut g, CLIENT_SENT[12]);
+    add::<QueueRequest>(&mut g, CLIENT_SENT[13]);
     g.take_definitions(true)
 }
 
@@ -168,6 +171,7 @@ fn server_definitions() -> Map<String, Value> {
     add::<AdminPlayer>(&mut g, SERVER_WRITTEN[23]);
     add::<PasskeyChallenge>(&mut g, SERVER_WRITTEN[24]);
     add::<PasskeyList>(&mut g, SERVER_WRITTEN[25]);
+    add::<QueueStatus>(&mut g, SERVER_WRITTEN[26]);
     g.take_definitions(true)
 }
 

@@ -51,6 +51,10 @@ pub struct Config {
     #[command(flatten)]
     pub players: crate::players::PlayersConfig,
 
+    /// Quick play's queue.
+    #[command(flatten)]
+    pub queue: crate::queue::QueueConfig,
+
     /// Bearer token for the admin API. Without one the admin API is disabled.
     #[arg(long, env = "CATAN_ADMIN_TOKEN", hide_env_values = true)]
     pub admin_token: Option<SecretString>,

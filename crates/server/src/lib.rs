@@ -32,8 +32,8 @@
 //! - [`store`]: persistence (SQLite or PostgreSQL); [`history`]: finished games.
 //! - [`players`]: people who last beyond one room: guests, accounts, sessions,
 //!   ratings, and the bans and mutes the rooms enforce.
-//! - [`queue`]: quick play's rule for forming tables by rating (the queue itself is
-//!   to come).
+//! - [`queue`]: quick play: a queue, kept in the store, whose tables form by rating
+//!   and are seated in new rooms.
 //! - [`cluster`]: several instances on one PostgreSQL (docs/cluster.md): leases,
 //!   takeover of a dead instance's rooms, forwarding to a room's owner.
 //!
@@ -115,6 +115,8 @@ pub struct AppState {
     pub cluster: Option<Arc<cluster::Cluster>>,
     /// Players, accounts and sessions.
     pub players: Arc<players::Players>,
+    /// Quick play's queue.
+    pub queue: Arc<queue::service::Queue>,
     /// What every room reads of the configuration (shared by all rooms).
     room_settings: Arc<room::RoomSettings>,
     /// The built-in bots, with the slots bounding their searches.
@@ -141,12 +143,18 @@ impl AppState {
             config.store.store_timeout(),
             metrics.clone(),
         ));
+        let players = Arc::new(players::Players::new(
+            store.clone(),
+            config.players.clone(),
+            &config.listen.public_origins,
+        ));
         AppState {
-            players: Arc::new(players::Players::new(
+            queue: Arc::new(queue::service::Queue::new(
                 store.clone(),
-                config.players.clone(),
-                &config.listen.public_origins,
+                players.sanctions().clone(),
+                &config.queue,
             )),
+            players,
             lobby_limiter: Arc::new(limits::AddressLimiter::new(
                 config.limits.lobby_rate_per_min,
                 config.limits.lobby_burst,
@@ -296,6 +304,12 @@ pub fn app(state: AppState) -> Router {
         .route(
             "/api/sessions/passkey/finish",
             post(players::api::passkey_sign_in_finish),
+        )
+        .route(
+            "/api/queue",
+            post(queue::api::join)
+                .get(queue::api::status)
+                .delete(queue::api::leave),
         )
         .route("/api/me/passkeys", get(players::api::passkeys))
         .route(
@@ -467,6 +481,7 @@ pub async fn serve(
         state.rooms.clone(),
         state.shutdown.clone(),
     ));
+    tokio::spawn(queue::tables::run(state.clone()));
     match &state.cluster {
         // One instance: it holds every unfinished game.
         None => {

@@ -161,6 +161,9 @@ __all__ = [
     "PointsBySource",
     "Position",
     "PrivateView",
+    "QueueRequest",
+    "QueueSeated",
+    "QueueStatus",
     "RatingChange",
     "RatingInfo",
     "RematchResponse",
@@ -2286,6 +2289,47 @@ class PlayerInfo(TypedDict):
     """The player's id."""
     name: str
     """Display name."""
+
+
+class QueueRequest(TypedDict):
+    """`POST /api/queue` body: the table a player waits for (protocol 26.1)."""
+    bots: NotRequired[bool]
+    """Whether bots may complete the table after a wait (default yes)."""
+    rated: NotRequired[bool]
+    """A rated table (default not)."""
+    seats: int
+    """Seats at the table: 3 or 4."""
+
+
+class QueueSeated(TypedDict):
+    """Where a queued player sits once their table formed."""
+    room_id: str
+    """The table's room (its game has started)."""
+    seat: int
+    """The player's seat."""
+    token: str
+    """The seat's token, to connect (`/api/rooms/{room_id}/ws?token=`)."""
+
+
+class QueueStatus(TypedDict):
+    """A player's place in the queue (`POST` and `GET /api/queue`; protocol 26.1)."""
+    bots: bool
+    """Whether bots may complete it."""
+    position: int | None
+    """
+    The player's place among those waiting for the same table, longest waiting
+    first (1: next); `null` once seated.
+    """
+    rated: bool
+    """A rated table."""
+    seated: QueueSeated | None
+    """Where the player sits once the table formed; `null` while waiting."""
+    seats: int
+    """Seats at the table waited for."""
+    since: int
+    """When the player joined (Unix milliseconds)."""
+    waited_ms: int
+    """Milliseconds waited so far (until seated)."""
 
 
 class RematchResponse(TypedDict):

@@ -1,11 +1,49 @@
-//! Quick play: a queue that seats people at tables of three or four by rating.
-//! So far its rule only: the queue itself (its calls, its rows, its work across a
-//! cluster's instances) is not built yet, and nothing on the wire uses this.
+//! Quick play (docs/protocol/26-quick-play.md): signed-in players queue for a table
+//! of three or four, rated or not, with or without bots; tables form by rating, the
+//! longest waiting first, and each is seated in a new room whose game starts at
+//! once (a player who does not connect gets the room's stand-in bot, as in any
+//! game). The queue is kept in the store, so that a player is never seated twice
+//! even when several instances form tables from it.
 //!
 //! # Layout
 //!
 //! - [`matcher`]: how tables form from the tickets waiting: the rating window that
 //!   widens with the wait, the longest waiting first, parties seated together, bots
 //!   after a wait. Pure: no runtime, store or clock.
+//! - [`service`]: joining, leaving and the status of a player ([`service::Queue`]).
+//! - [`api`]: its HTTP handlers (`/api/queue`).
+//! - [`tables`]: the loop that forms tables and seats them in rooms.
 
+pub mod api;
 pub mod matcher;
+pub mod service;
+pub mod tables;
+
+/// How the queue works (flags and variables of the server).
+#[derive(Clone, Debug, clap::Args)]
+pub struct QueueConfig {
+    /// Seconds the longest waiting player of a table waits before bots may complete
+    /// it (when everyone at it allows bots).
+    #[arg(long, env = "CATAN_QUEUE_BOTS_AFTER_SECS", default_value_t = 60)]
+    pub queue_bots_after_secs: u64,
+
+    /// Milliseconds between two formings of tables.
+    #[arg(long, env = "CATAN_QUEUE_TICK_MS", default_value_t = 1000)]
+    pub queue_tick_ms: u64,
+
+    /// Joins and leaves a player may make per minute on average (bursts of 5);
+    /// beyond it they are refused with `429` `rate_limited`. 0 turns it off.
+    #[arg(long, env = "CATAN_QUEUE_RATE_PER_MIN", default_value_t = 10)]
+    pub queue_rate_per_min: u32,
+}
+
+impl QueueConfig {
+    /// The matcher's schedule, with the configured wait before bots.
+    #[must_use]
+    pub fn schedule(&self) -> matcher::Schedule {
+        matcher::Schedule {
+            bots_after_ms: self.queue_bots_after_secs.saturating_mul(1000),
+            ..matcher::Schedule::default()
+        }
+    }
+}

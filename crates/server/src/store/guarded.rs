@@ -17,8 +17,8 @@ use uuid::Uuid;
 
 use super::{
     ActionRecord, CeremonyKind, CeremonyRow, Claim, Finish, GameQuery, GameRecord, LeaderRow,
-    LobbyRecord, ModerationRow, NewGame, PasskeyRow, PlayerRow, PlayerStats, SanctionRow,
-    SessionRow, Store, StoreError, retry,
+    LobbyRecord, ModerationRow, NewGame, PasskeyRow, PlayerRow, PlayerStats, QueueRow, QueueSeat,
+    SanctionRow, SessionRow, Store, StoreError, retry,
 };
 use crate::metrics::Metrics;
 
@@ -352,6 +352,36 @@ impl Store for Guarded {
         // One attempt: a ceremony is taken once.
         self.write("take_ceremony", None, || {
             self.inner.take_ceremony(id, kind, now)
+        })
+        .await
+    }
+    async fn queue_join(&self, rows: &[QueueRow]) -> Result<(), StoreError> {
+        // One attempt: a retry after a join that landed would read as a conflict.
+        self.write("queue_join", None, || self.inner.queue_join(rows))
+            .await
+    }
+    async fn queue_leave(&self, player: Uuid) -> Result<bool, StoreError> {
+        self.write("queue_leave", Some(retry::brief()), || {
+            self.inner.queue_leave(player)
+        })
+        .await
+    }
+    async fn queued(&self, player: Uuid) -> Result<Option<QueueRow>, StoreError> {
+        self.read("queued", self.limit, self.inner.queued(player))
+            .await
+    }
+    async fn queue_waiting(&self) -> Result<Vec<QueueRow>, StoreError> {
+        self.read("queue_waiting", self.limit, self.inner.queue_waiting())
+            .await
+    }
+    async fn queue_seat(&self, seats: &[(Uuid, QueueSeat)]) -> Result<bool, StoreError> {
+        // One attempt: the table is given up and formed again if it fails.
+        self.write("queue_seat", None, || self.inner.queue_seat(seats))
+            .await
+    }
+    async fn queue_forget(&self, before: u64) -> Result<u64, StoreError> {
+        self.write("queue_forget", Some(retry::brief()), || {
+            self.inner.queue_forget(before)
         })
         .await
     }

@@ -223,6 +223,10 @@ impl SqlStore {
             .bind(&id)
             .execute(&mut *tx)
             .await?;
+        sqlx::query("DELETE FROM queue_tickets WHERE player_id = $1")
+            .bind(&id)
+            .execute(&mut *tx)
+            .await?;
         sqlx::query("UPDATE game_players SET name = $2 WHERE player_id = $1")
             .bind(&id)
             .bind(DELETED_NAME)

@@ -15,7 +15,7 @@ use super::group_commit::to_i64;
 use super::{
     ActionRecord, CeremonyKind, CeremonyRow, Claim, Fence, Finish, GameQuery, GameRecord,
     GameStatus, LeaderRow, LobbyRecord, ModerationRow, NewGame, PasskeyRow, PlayerRow, PlayerStats,
-    SanctionRow, SessionRow, Store, StoreError, StoredOptions,
+    QueueRow, QueueSeat, SanctionRow, SessionRow, Store, StoreError, StoredOptions,
 };
 
 /// A store backed by a connection pool.
@@ -498,6 +498,24 @@ impl Store for SqlStore {
     }
     async fn delete_player(&self, id: Uuid, at: u64) -> Result<(), StoreError> {
         self.erase_player(id, at).await
+    }
+    async fn queue_join(&self, rows: &[QueueRow]) -> Result<(), StoreError> {
+        self.insert_queued(rows).await
+    }
+    async fn queue_leave(&self, player: Uuid) -> Result<bool, StoreError> {
+        self.delete_queued(player).await
+    }
+    async fn queued(&self, player: Uuid) -> Result<Option<QueueRow>, StoreError> {
+        self.select_queued(player).await
+    }
+    async fn queue_waiting(&self) -> Result<Vec<QueueRow>, StoreError> {
+        self.select_waiting().await
+    }
+    async fn queue_seat(&self, seats: &[(Uuid, QueueSeat)]) -> Result<bool, StoreError> {
+        self.update_seated(seats).await
+    }
+    async fn queue_forget(&self, before: u64) -> Result<u64, StoreError> {
+        self.delete_seated_before(before).await
     }
     async fn add_passkey(&self, passkey: &PasskeyRow) -> Result<bool, StoreError> {
         self.insert_passkey(passkey).await

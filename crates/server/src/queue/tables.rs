@@ -1,0 +1,194 @@
+//! The loop that forms tables from the queue (with [`super::matcher`]) and seats
+//! each in a new room of this instance: the room is made with the table's options,
+//! its people seated under their players and its bots added, the seats written to
+//! the store in one transaction that takes only players still waiting (so nobody is
+//! seated twice, whichever instance formed the table), and its game started.
+//! Whatever fails before that write closes the room and leaves the players waiting
+//! for the next forming.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use catan_protocol::{AddBotRequest, BotKind, LobbyError};
+use tracing::{debug, warn};
+use uuid::Uuid;
+
+use super::matcher::{self, Ticket};
+use super::service::matching_rating;
+use crate::AppState;
+use crate::players::now_ms;
+use crate::store::{QueueRow, QueueSeat};
+use crate::token;
+
+/// How long a seated player's row (with the seat's token) is kept for their own
+/// status call, from when they were seated (ms).
+pub const KEEP_SEATED_MS: u64 = 5 * 60 * 1000;
+
+/// Forms tables every `--queue-tick-ms` until shutdown.
+pub async fn run(state: AppState) {
+    let tick = Duration::from_millis(state.config.queue.queue_tick_ms.max(50));
+    let mut interval = tokio::time::interval(tick);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    loop {
+        tokio::select! {
+            () = state.shutdown.cancelled() => return,
+            _ = interval.tick() => {}
+        }
+        match form_once(&state).await {
+            Ok(0) => {}
+            Ok(n) => debug!(players = n, "queued players seated"),
+            Err(e) => debug!(error = %e, "forming tables failed; trying again"),
+        }
+    }
+}
+
+/// The bot level whose fixed rating is nearest `rating` (matched as players are).
+fn nearest_level(rating: f64) -> BotKind {
+    [BotKind::Easy, BotKind::Medium, BotKind::Hard]
+        .into_iter()
+        .filter_map(|k| catan_ratings::bot_skill(k).map(|s| (k, f64::from(matching_rating(s)))))
+        .min_by(|a, b| (a.1 - rating).abs().total_cmp(&(b.1 - rating).abs()))
+        .map_or(BotKind::Medium, |(k, _)| k)
+}
+
+/// Forms the tables the queue allows now and seats them: how many players were
+/// seated.
+///
+/// # Errors
+/// The store could not be read.
+pub async fn form_once(state: &AppState) -> Result<usize, crate::store::StoreError> {
+    let now = now_ms();
+    if let Err(e) = state
+        .store
+        .queue_forget(now.saturating_sub(KEEP_SEATED_MS))
+        .await
+    {
+        debug!(error = %e, "could not forget old seated rows");
+    }
+    let waiting = state.store.queue_waiting().await?;
+    // The tickets of each kind of table (a party's members share a ticket).
+    let mut pools: BTreeMap<(u8, bool), BTreeMap<Uuid, Vec<&QueueRow>>> = BTreeMap::new();
+    for row in &waiting {
+        pools
+            .entry((row.seats, row.rated))
+            .or_default()
+            .entry(row.ticket)
+            .or_default()
+            .push(row);
+    }
+    let schedule = state.config.queue.schedule();
+    let mut seated = 0;
+    for ((seats, rated), tickets) in &pools {
+        let list: Vec<Ticket<Uuid>> = tickets
+            .iter()
+            .map(|(id, rows)| Ticket {
+                key: *id,
+                ratings: rows.iter().map(|r| f64::from(r.rating)).collect(),
+                since_ms: rows.iter().map(|r| r.since).min().unwrap_or(now),
+                bots_ok: rows.iter().all(|r| r.bots_ok),
+            })
+            .collect();
+        for table in matcher::form(usize::from(*seats), &list, now, &schedule) {
+            let members: Vec<&QueueRow> = table
+                .tickets
+                .iter()
+                .flat_map(|t| tickets[t].iter().copied())
+                .collect();
+            match seat(state, *seats, *rated, &members, table.bots, table.rating).await {
+                Ok(true) => seated += members.len(),
+                Ok(false) => debug!("a table's player left or was seated elsewhere"),
+                Err(e) => warn!(error = %e, "a table could not be seated; its players wait on"),
+            }
+        }
+    }
+    Ok(seated)
+}
+
+/// Seats `members` and `bots` at a new room of `seats`: true when they are, false
+/// (the room closed) when one of them no longer waits.
+async fn seat(
+    state: &AppState,
+    seats: u8,
+    rated: bool,
+    members: &[&QueueRow],
+    bots: usize,
+    rating: f64,
+) -> Result<bool, LobbyError> {
+    let mut options = state.config.rooms.room_defaults();
+    options.game = options.game.with_players(seats);
+    options.rated = rated;
+    let host = token::new_token();
+    let room = state
+        .rooms
+        .create(state.room_context(), options, host.clone())?;
+    let close = |why: &'static str| {
+        let room = room.clone();
+        async move {
+            let _ = room.close(why.into()).await;
+        }
+    };
+    if let Some(cluster) = &state.cluster
+        && cluster.lease_room(room.id).await.is_err()
+    {
+        close("the room could not be registered").await;
+        return Err(LobbyError::StoreUnavailable);
+    }
+    let at = now_ms();
+    let mut given = Vec::with_capacity(members.len());
+    for m in members {
+        match room
+            .take_seat(m.name.clone(), None, Some(m.player_id))
+            .await
+        {
+            Ok(r) => given.push((
+                m.player_id,
+                QueueSeat {
+                    room_id: room.id,
+                    seat: r.seat.0,
+                    token: r.token,
+                    at,
+                },
+            )),
+            Err(e) => {
+                close("the table could not be seated").await;
+                return Err(e);
+            }
+        }
+    }
+    let kind = nearest_level(rating);
+    for _ in 0..bots {
+        if let Err(e) = room
+            .add_bot(host.clone(), AddBotRequest { seat: None, kind })
+            .await
+        {
+            close("the table could not be seated").await;
+            return Err(e);
+        }
+    }
+    match state.store.queue_seat(&given).await {
+        Ok(true) => {}
+        Ok(false) => {
+            close("a player of this table left the queue").await;
+            return Ok(false);
+        }
+        Err(e) => {
+            close("the table could not be seated").await;
+            warn!(error = %e, "could not write a table's seats");
+            return Err(LobbyError::StoreUnavailable);
+        }
+    }
+    room.start(host).await?;
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bots_are_of_the_level_nearest_the_table() {
+        assert_eq!(nearest_level(1000.0), BotKind::Medium);
+        assert_eq!(nearest_level(400.0), BotKind::Easy);
+        assert_eq!(nearest_level(1400.0), BotKind::Hard);
+    }
+}

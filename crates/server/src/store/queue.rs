@@ -1,0 +1,169 @@
+//! Quick play's queue as stored (`queue_tickets`; migration 0010): who waits for
+//! which table, and where each player was seated once a table formed. Seating is
+//! one transaction that takes only rows still waiting, so that a player is never
+//! seated twice, whichever instance forms the table.
+
+use sqlx::Row;
+use sqlx::any::AnyRow;
+use uuid::Uuid;
+
+use super::group_commit::to_i64;
+use super::players::{millis, opt_millis, uuid};
+use super::{SqlStore, StoreError};
+
+/// Where a queued player was seated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueSeat {
+    /// The room of the table.
+    pub room_id: Uuid,
+    /// The player's seat.
+    pub seat: u8,
+    /// The seat's token, for the player's own status call.
+    pub token: String,
+    /// When (Unix ms).
+    pub at: u64,
+}
+
+/// A player in the queue (a row of `queue_tickets`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueRow {
+    /// Who.
+    pub player_id: Uuid,
+    /// The ticket: one player's, or a party's (its members share it).
+    pub ticket: Uuid,
+    /// The name the player is seated under.
+    pub name: String,
+    /// Seats at the table wanted: 3 or 4.
+    pub seats: u8,
+    /// A rated table.
+    pub rated: bool,
+    /// Whether bots may complete the table.
+    pub bots_ok: bool,
+    /// The player's shown rating when they joined.
+    pub rating: i32,
+    /// When they joined (Unix ms).
+    pub since: u64,
+    /// Where they were seated; `None` while waiting.
+    pub seated: Option<QueueSeat>,
+}
+
+const COLUMNS: &str = "player_id, ticket, name, seats, rated, bots_ok, rating, since, \
+                       room_id, seat, seat_token, seated_at";
+
+fn queued(row: &AnyRow) -> Result<QueueRow, StoreError> {
+    let seated = match row.try_get::<Option<String>, _>("room_id")? {
+        None => None,
+        Some(room) => Some(QueueSeat {
+            room_id: Uuid::parse_str(&room).map_err(super::games::corrupt)?,
+            seat: u8::try_from(row.try_get::<i64, _>("seat")?).unwrap_or(u8::MAX),
+            token: row
+                .try_get::<Option<String>, _>("seat_token")?
+                .unwrap_or_default(),
+            at: opt_millis(row, "seated_at")?.unwrap_or(0),
+        }),
+    };
+    Ok(QueueRow {
+        player_id: uuid(row, "player_id")?,
+        ticket: uuid(row, "ticket")?,
+        name: row.try_get("name")?,
+        seats: u8::try_from(row.try_get::<i64, _>("seats")?).unwrap_or(0),
+        rated: row.try_get::<i64, _>("rated")? != 0,
+        bots_ok: row.try_get::<i64, _>("bots_ok")? != 0,
+        rating: i32::try_from(row.try_get::<i64, _>("rating")?).unwrap_or(0),
+        since: millis(row, "since")?,
+        seated,
+    })
+}
+
+impl SqlStore {
+    pub(super) async fn insert_queued(&self, rows: &[QueueRow]) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await?;
+        for r in rows {
+            // A seat given earlier is forgotten as its player queues again.
+            sqlx::query("DELETE FROM queue_tickets WHERE player_id = $1 AND room_id IS NOT NULL")
+                .bind(r.player_id.to_string())
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query(&format!(
+                "INSERT INTO queue_tickets ({COLUMNS}) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, NULL, NULL, NULL)"
+            ))
+            .bind(r.player_id.to_string())
+            .bind(r.ticket.to_string())
+            .bind(&r.name)
+            .bind(i64::from(r.seats))
+            .bind(i64::from(r.rated))
+            .bind(i64::from(r.bots_ok))
+            .bind(i64::from(r.rating))
+            .bind(to_i64(r.since))
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    pub(super) async fn delete_queued(&self, player: Uuid) -> Result<bool, StoreError> {
+        let done = sqlx::query("DELETE FROM queue_tickets WHERE player_id = $1")
+            .bind(player.to_string())
+            .execute(self.pool())
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    pub(super) async fn select_queued(&self, player: Uuid) -> Result<Option<QueueRow>, StoreError> {
+        let row = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM queue_tickets WHERE player_id = $1"
+        ))
+        .bind(player.to_string())
+        .fetch_optional(self.pool())
+        .await?;
+        row.map(|r| queued(&r)).transpose()
+    }
+
+    pub(super) async fn select_waiting(&self) -> Result<Vec<QueueRow>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM queue_tickets WHERE room_id IS NULL \
+             ORDER BY since, ticket, player_id"
+        ))
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(queued).collect()
+    }
+
+    pub(super) async fn update_seated(
+        &self,
+        seats: &[(Uuid, QueueSeat)],
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.pool().begin().await?;
+        for (player, at) in seats {
+            let done = sqlx::query(
+                "UPDATE queue_tickets SET room_id = $2, seat = $3, seat_token = $4, \
+                 seated_at = $5 WHERE player_id = $1 AND room_id IS NULL",
+            )
+            .bind(player.to_string())
+            .bind(at.room_id.to_string())
+            .bind(i64::from(at.seat))
+            .bind(&at.token)
+            .bind(to_i64(at.at))
+            .execute(&mut *tx)
+            .await?;
+            if done.rows_affected() != 1 {
+                // Left, or seated elsewhere meanwhile: nobody of this table is.
+                tx.rollback().await?;
+                return Ok(false);
+            }
+        }
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    pub(super) async fn delete_seated_before(&self, before: u64) -> Result<u64, StoreError> {
+        let done =
+            sqlx::query("DELETE FROM queue_tickets WHERE room_id IS NOT NULL AND seated_at < $1")
+                .bind(to_i64(before))
+                .execute(self.pool())
+                .await?;
+        Ok(done.rows_affected())
+    }
+}
