@@ -166,6 +166,37 @@ async fn the_stored_players_come_back(url: &str) {
         )
         .await;
     assert_eq!(status, 201, "{body}");
+    // The tables this version added (migrations 0009 and 0010) work for the players
+    // of the previous one: the account starts a passkey registration, the guest
+    // joins the queue and leaves it.
+    let ann_token = body["token"].as_str().expect("token").to_owned();
+    let (status, body, _) = server
+        .call(
+            Method::POST,
+            "/api/me/passkeys/start",
+            Some(&ann_token),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body, _) = server
+        .call(
+            Method::POST,
+            "/api/queue",
+            Some(f.get("session_bob")),
+            Some(json!({ "seats": 4, "bots": false })),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    let (status, body, _) = server
+        .call(
+            Method::DELETE,
+            "/api/queue",
+            Some(f.get("session_bob")),
+            None,
+        )
+        .await;
+    assert_eq!(status, 204, "{body}");
     let (status, body, _) = server
         .call(Method::GET, "/api/me", Some(f.get("session_bob")), None)
         .await;
