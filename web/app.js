@@ -14,6 +14,7 @@ import { renderModal } from './dialogs.js';
 import { askRatingChange, historyList } from './endgame.js';
 import { accountLink, accountPage, leaderboardPage, loadMe, playerFor, profilePage } from './players.js';
 import { replayPage } from './replay.js';
+import { quickPlay } from './quickplay.js';
 import { Part } from './dom.js';
 import { installIcons, icon, brand } from './icons.js';
 import { flyResources, flyCard } from './motion.js';
@@ -145,9 +146,19 @@ function quickGame(readOptions) {
     },
   }, t('play_bots')));
   go.prepend(icon('dice'));
+  // Quick play first (a table of people by rating), then a game against bots.
+  const seatedFromQueue = (s, nm) => {
+    localStorage.setItem('catan.name', (S.form.name || '').trim());
+    saveSession(s.room_id, { token: s.token, seat: s.seat, name: nm });
+    location.href = `/?room=${s.room_id}`;
+  };
   return h('section', { class: 'panel hero', id: 'quick' },
     h('div', { class: 'hero-head' }, icon('logo', { cls: 'hero-logo' }), h('div', {}, h('h1', {}, t('brand')), h('p', { class: 'muted' }, t('lobby_tagline')))),
-    h('div', { class: 'row hero-row' }, name, botLevelSelect('quick-bot-kind'), go), err,
+    h('div', { class: 'row hero-row' }, name),
+    h('h2', { class: 'hero-sub' }, t('qp.title')),
+    quickPlay({ name: () => (S.form.name || '').trim() || t('default_name'), seated: seatedFromQueue }),
+    h('h2', { class: 'hero-sub' }, t('play_bots')),
+    h('div', { class: 'row hero-row' }, botLevelSelect('quick-bot-kind'), go), err,
     h('p', { class: 'muted small' }, t('quick_game_about')),
     h('p', { class: 'row' }, h('a', { id: 'leaderboard-link', href: '/?leaderboard', class: 'nav-link' }, icon('trophy'), t('leaderboard'))));
 }

@@ -51,6 +51,9 @@
 //   one signed out from the other, signed out everywhere; a rated game against bots
 //   with the rating change on its end screen, the profile and the leaderboard; the
 //   player deleted from the account page (a second, explicit press);
+// - quick play (quickplay.js, Chromium only), at 390x844 in Simplified Chinese:
+//   waiting, reloaded, cancelled; three people seated at one table, each page
+//   opening the game by itself;
 // - passkeys (passkeys.js, Chromium only: its virtual authenticator), at 390x844 in
 //   Traditional Chinese: refused in words at the server's address, added at
 //   localhost, signing in without a name or password, removed and then refused;
@@ -89,6 +92,7 @@ import { clicksDuringBroadcasts } from './redraw.js';
 import { endScreenOnAPhone, leavingByBack, lobbyOnASlowLine, reducedMotion } from './phone.js';
 import { playersWhoComeBack } from './players.js';
 import { passkeys } from './passkeys.js';
+import { quickPlayScenario } from './quickplay.js';
 import { adoptSeatFromAddress, glanceAndFlow, layoutAtBothSizes, playWholeGame, rematchOfTwoPeople, spectateAStandIn, spectateGameWithoutWinner, spectateOnPhone, tradeAmongPeople } from './scenario.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -283,6 +287,15 @@ for (const name of NAMES) {
       const r = await playersWhoComeBack(browser, base, out, admin);
       console.log(`# ${name}: players who come back in ${((Date.now() - t0) / 1000).toFixed(1)} s (rated game: ${r.rated.before} -> ${r.rated.after}${r.rated.provisional ? ', provisional' : ''})`);
     });
+
+    // Quick play on phones, in Chromium (the issue's size and browser).
+    if (name === 'chromium') {
+      test(`quick play at 390x844: waiting, reloaded and cancelled; three people seated at one table, each page opening the game in ${name}`, { timeout: 120000 }, async () => {
+        const t0 = Date.now();
+        await quickPlayScenario(browser, base, out, admin);
+        console.log(`# ${name}: quick play in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      });
+    }
 
     // Chromium only: its DevTools protocol has the virtual authenticator.
     if (name === 'chromium') {

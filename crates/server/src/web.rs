@@ -168,6 +168,11 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("../../../web/replay.js"),
     ),
     (
+        "quickplay.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/quickplay.js"),
+    ),
+    (
         "style.css",
         "text/css; charset=utf-8",
         include_str!("../../../web/style.css"),
