@@ -243,3 +243,113 @@ async fn joining_and_leaving_are_limited_per_player() {
     );
     server.stop().await;
 }
+
+/// Nobody is seated twice, whichever forming wins: 40 players queued, then 24
+/// tables of 3 drawn from them at random, overlapping, seated by concurrent
+/// transactions (as instances of a cluster forming tables at once would). Every
+/// player is seated at most once, the tables that won are disjoint, and each
+/// player's row names the table that won them. On PostgreSQL, whose transactions
+/// really run at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_formings_never_seat_a_player_twice() {
+    use catan_server::store::{PlayerRow, QueueRow, QueueSeat, SqlStore, Store};
+    use rand::{Rng, SeedableRng};
+    use std::sync::Arc;
+    use uuid::Uuid;
+
+    let url = fresh_postgres_url().await;
+    let store = Arc::new(SqlStore::connect(&url).await.expect("store"));
+    let mut players = Vec::new();
+    for i in 0..40u64 {
+        let id = Uuid::new_v4();
+        store
+            .create_player(&PlayerRow {
+                id,
+                name: format!("P{i}"),
+                password_hash: None,
+                created_at: i,
+                deleted: false,
+            })
+            .await
+            .expect("player");
+        let row = QueueRow {
+            player_id: id,
+            ticket: Uuid::new_v4(),
+            name: format!("P{i}"),
+            seats: 3,
+            rated: false,
+            bots_ok: false,
+            rating: 1000,
+            since: i,
+            seated: None,
+        };
+        store.queue_join(&[row]).await.expect("queued");
+        players.push(id);
+    }
+    let mut rng = rand::rngs::StdRng::seed_from_u64(28);
+    let tables: Vec<(Uuid, Vec<Uuid>)> = (0..24)
+        .map(|_| {
+            let mut at = Vec::new();
+            while at.len() < 3 {
+                let p = players[rng.random_range(0..players.len())];
+                if !at.contains(&p) {
+                    at.push(p);
+                }
+            }
+            (Uuid::new_v4(), at)
+        })
+        .collect();
+    let tasks: Vec<_> = tables
+        .iter()
+        .cloned()
+        .map(|(room, at)| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let seats: Vec<(Uuid, QueueSeat)> = at
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| {
+                        (
+                            *p,
+                            QueueSeat {
+                                room_id: room,
+                                seat: u8::try_from(i).expect("seat"),
+                                token: format!("t{i}"),
+                                at: 1,
+                            },
+                        )
+                    })
+                    .collect();
+                // (The seats are written in the players' order: two formings
+                // sharing players do not deadlock, so no error is expected.)
+                let won = store
+                    .queue_seat(&seats)
+                    .await
+                    .expect("no error, no deadlock");
+                (room, at, won)
+            })
+        })
+        .collect();
+    let mut won = Vec::new();
+    for t in tasks {
+        let (room, at, ok) = t.await.expect("task");
+        if ok {
+            won.push((room, at));
+        }
+    }
+    assert!(!won.is_empty(), "some table won");
+    let mut seated = std::collections::HashMap::new();
+    for (room, at) in &won {
+        for p in at {
+            assert!(seated.insert(*p, *room).is_none(), "{p} seated twice");
+        }
+    }
+    for p in &players {
+        let row = store.queued(*p).await.expect("read").expect("still a row");
+        assert_eq!(
+            row.seated.map(|s| s.room_id),
+            seated.get(p).copied(),
+            "{p}'s row names the table that won them"
+        );
+    }
+}

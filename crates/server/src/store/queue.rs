@@ -135,8 +135,12 @@ impl SqlStore {
         &self,
         seats: &[(Uuid, QueueSeat)],
     ) -> Result<bool, StoreError> {
+        // In the players' order, so that two formings sharing players lock their
+        // rows in one order and do not deadlock.
+        let mut ordered: Vec<&(Uuid, QueueSeat)> = seats.iter().collect();
+        ordered.sort_by_key(|(player, _)| *player);
         let mut tx = self.pool().begin().await?;
-        for (player, at) in seats {
+        for (player, at) in ordered {
             let done = sqlx::query(
                 "UPDATE queue_tickets SET room_id = $2, seat = $3, seat_token = $4, \
                  seated_at = $5 WHERE player_id = $1 AND room_id IS NULL",
