@@ -3,7 +3,7 @@
 // Client-sent forms that differ from the server-written ones end in `Input`.
 
 /** Every WebSocket message (ClientMessage, ServerMessage) and every JSON body of the HTTP API of catan-server, protocol version 1: what clients send as the server reads it, what the server writes exactly as it writes it (see protocol.md). The root accepts any one of them; validate against `#/$defs/{name}` for one type. */
-export type AnyMessageOrBody = ClientMessage | CreateRoomRequest | TakeSeatRequest | AddBotRequest | CloseRoomRequest | KickRequest | GuestRequest | ClaimRequest | SignInRequest | RenameRequest | ModerationRequest | PasskeyRegistrationRequest | PasskeySignInRequest | QueueRequest | ServerMessage | CreateRoomResponse | RoomList | RoomInfo | TakeSeatResponse | AddBotResponse | ErrorBody | GameList | GameSummary | Replay | AdminRoomList | AdminRoomDetail | CloseRoomResponse | ServerStats | BoardGeometry | RematchResponse | PlayerInfo | SignedIn | SessionList | PlayerProfile | Leaderboard | AdminPlayerList | AdminPlayerDetail | AdminPlayer | PasskeyChallenge | PasskeyList | QueueStatus;
+export type AnyMessageOrBody = ClientMessage | CreateRoomRequest | TakeSeatRequest | AddBotRequest | CloseRoomRequest | KickRequest | GuestRequest | ClaimRequest | SignInRequest | RenameRequest | ModerationRequest | PasskeyRegistrationRequest | PasskeySignInRequest | QueueRequest | ServerMessage | CreateRoomResponse | RoomList | RoomInfo | TakeSeatResponse | AddBotResponse | ErrorBody | GameList | GameSummary | Replay | AdminRoomList | AdminRoomDetail | CloseRoomResponse | ServerStats | BoardGeometry | RematchResponse | PlayerInfo | SignedIn | SessionList | PlayerProfile | Leaderboard | AdminPlayerList | AdminPlayerDetail | AdminPlayer | PasskeyChallenge | PasskeyList | QueueStatus | PartyInfo;
 
 /**
  * A request to change the game. `Game::apply` accepts it or says why not.
@@ -1276,6 +1276,24 @@ export interface OfferDeadline {
 
 /** Identifies an offer within a game; never reused. */
 export type OfferId = number;
+
+/** A party of the queue (`/api/queue/party`; protocol 26.3): friends seated together. */
+export interface PartyInfo {
+  /** The code the leader shares (`POST /api/queue/party/{code}` joins). */
+  code: string;
+  /** The player who queues the party. */
+  leader: string;
+  /** Its members, the leader first (at most three). */
+  members: PartyMember[];
+}
+
+/** A member of a party (protocol 26.3). */
+export interface PartyMember {
+  /** The player's id. */
+  id: string;
+  /** Their name. */
+  name: string;
+}
 
 /**
  * The answer that starts a passkey ceremony (protocol 25.10): registering one

@@ -300,6 +300,7 @@ fn check(ex: &Example) -> Result<Value, String> {
         // Quick play (section 26).
         "QueueRequest" => round_trip::<catan_protocol::QueueRequest>(ex, false),
         "QueueStatus" => round_trip::<catan_protocol::QueueStatus>(ex, true),
+        "PartyInfo" => round_trip::<catan_protocol::PartyInfo>(ex, true),
         other => Err(format!("unknown type `{other}` in the parse marker")),
     }
 }

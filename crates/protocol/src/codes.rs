@@ -244,6 +244,16 @@ pub enum LobbyError {
     AlreadyQueued,
     /// The player is not in the queue.
     NotQueued,
+    /// No party has that code (or it ended).
+    PartyNotFound,
+    /// The party has three members already.
+    PartyFull,
+    /// The player is in a party already (leave it first).
+    AlreadyInParty,
+    /// The player is in no party.
+    NotInParty,
+    /// Only the party's leader queues it.
+    NotPartyLeader,
 }
 
 impl LobbyError {
@@ -291,6 +301,11 @@ impl LobbyError {
             LobbyError::PasskeysUnavailable,
             LobbyError::AlreadyQueued,
             LobbyError::NotQueued,
+            LobbyError::PartyNotFound,
+            LobbyError::PartyFull,
+            LobbyError::AlreadyInParty,
+            LobbyError::NotInParty,
+            LobbyError::NotPartyLeader,
         ]
     }
 
@@ -336,6 +351,11 @@ impl LobbyError {
             LobbyError::PasskeysUnavailable => "passkeys_unavailable",
             LobbyError::AlreadyQueued => "already_queued",
             LobbyError::NotQueued => "not_queued",
+            LobbyError::PartyNotFound => "party_not_found",
+            LobbyError::PartyFull => "party_full",
+            LobbyError::AlreadyInParty => "already_in_party",
+            LobbyError::NotInParty => "not_in_party",
+            LobbyError::NotPartyLeader => "not_party_leader",
         }
     }
 
@@ -347,12 +367,16 @@ impl LobbyError {
             | LobbyError::SessionNotFound
             | LobbyError::PlayerNotFound
             | LobbyError::PasskeyNotFound
-            | LobbyError::NotQueued => 404,
+            | LobbyError::NotQueued
+            | LobbyError::PartyNotFound
+            | LobbyError::NotInParty => 404,
             LobbyError::NameTaken
             | LobbyError::AlreadyClaimed
             | LobbyError::AlreadySeated
             | LobbyError::NotAnAccount
-            | LobbyError::AlreadyQueued => 409,
+            | LobbyError::AlreadyQueued
+            | LobbyError::PartyFull
+            | LobbyError::AlreadyInParty => 409,
             LobbyError::InvalidPassword | LobbyError::BotNotRated | LobbyError::PasskeyFailed => {
                 400
             }
@@ -370,7 +394,8 @@ impl LobbyError {
             LobbyError::NotHost | LobbyError::InvalidToken | LobbyError::Unauthorized => 401,
             LobbyError::SpectatorsNotAllowed
             | LobbyError::OriginNotAllowed
-            | LobbyError::Banned => 403,
+            | LobbyError::Banned
+            | LobbyError::NotPartyLeader => 403,
             LobbyError::RateLimited { .. } | LobbyError::TooManyConnections => 429,
             LobbyError::TooManyRooms
             | LobbyError::ShuttingDown
@@ -454,6 +479,11 @@ impl fmt::Display for LobbyError {
             }
             LobbyError::AlreadyQueued => "you are in the queue already; leave it first",
             LobbyError::NotQueued => "you are not in the queue",
+            LobbyError::PartyNotFound => "no party has that code",
+            LobbyError::PartyFull => "that party has three members already",
+            LobbyError::AlreadyInParty => "you are in a party already; leave it first",
+            LobbyError::NotInParty => "you are in no party",
+            LobbyError::NotPartyLeader => "only the party's leader queues it",
         })
     }
 }
@@ -565,6 +595,11 @@ mod tests {
                 LobbyError::PasskeysUnavailable,
                 LobbyError::AlreadyQueued,
                 LobbyError::NotQueued,
+                LobbyError::PartyNotFound,
+                LobbyError::PartyFull,
+                LobbyError::AlreadyInParty,
+                LobbyError::NotInParty,
+                LobbyError::NotPartyLeader,
             ]
         );
     }

@@ -64,10 +64,10 @@ pub use lobby::{
     parse_body,
 };
 pub use players::{
-    ClaimRequest, GuestRequest, Leaderboard, LeaderboardEntry, LeaderboardQuery, PasskeyChallenge,
-    PasskeyInfo, PasskeyList, PasskeyRegistrationRequest, PasskeySignInRequest, PlayerInfo,
-    PlayerProfile, ProfileQuery, QueueRequest, QueueSeated, QueueStatus, RatingInfo, RenameRequest,
-    SessionInfo, SessionList, SignInRequest, SignedIn,
+    ClaimRequest, GuestRequest, Leaderboard, LeaderboardEntry, LeaderboardQuery, PartyInfo,
+    PartyMember, PasskeyChallenge, PasskeyInfo, PasskeyList, PasskeyRegistrationRequest,
+    PasskeySignInRequest, PlayerInfo, PlayerProfile, ProfileQuery, QueueRequest, QueueSeated,
+    QueueStatus, RatingInfo, RenameRequest, SessionInfo, SessionList, SignInRequest, SignedIn,
 };
 pub use room::{
     BotKind, DEFAULT_DISCARD_TIMEOUT_SECS, DEFAULT_STAND_IN_SECS, DEFAULT_TRADE_TIMEOUT_SECS,

@@ -235,6 +235,26 @@ pub struct QueueStatus {
     pub seated: Option<QueueSeated>,
 }
 
+/// A member of a party (protocol 26.3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PartyMember {
+    /// The player's id.
+    pub id: Uuid,
+    /// Their name.
+    pub name: String,
+}
+
+/// A party of the queue (`/api/queue/party`; protocol 26.3): friends seated together.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PartyInfo {
+    /// The code the leader shares (`POST /api/queue/party/{code}` joins).
+    pub code: String,
+    /// The player who queues the party.
+    pub leader: Uuid,
+    /// Its members, the leader first (at most three).
+    pub members: Vec<PartyMember>,
+}
+
 /// A rating as shown (protocol 25.8): the conservative figure, whether it is still
 /// provisional, and the rated games behind it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -43,7 +43,7 @@ use crate::lobby::{
     GameSummary, RematchResponse, Replay, RoomList, TakeSeatRequest, TakeSeatResponse,
 };
 use crate::players::{
-    ClaimRequest, GuestRequest, Leaderboard, PasskeyChallenge, PasskeyList,
+    ClaimRequest, GuestRequest, Leaderboard, PartyInfo, PasskeyChallenge, PasskeyList,
     PasskeyRegistrationRequest, PasskeySignInRequest, PlayerInfo, PlayerProfile, QueueRequest,
     QueueStatus, RenameRequest, SessionList, SignInRequest, SignedIn,
 };
@@ -78,7 +78,7 @@ pub const CLIENT_SENT: [&str; 14] = [
 ];
 
 /// The types the server writes, by the names of their definitions.
-pub const SERVER_WRITTEN: [&str; 27] = [
+pub const SERVER_WRITTEN: [&str; 28] = [
     "ServerMessage",
     "CreateRoomResponse",
     "RoomList",
@@ -106,6 +106,7 @@ pub const SERVER_WRITTEN: [&str; 27] = [
     "PasskeyChallenge",
     "PasskeyList",
     "QueueStatus",
+    "PartyInfo",
 ];
 
 /// Adds `T` to `generator`'s definitions, checking that it is named `name`.
@@ -172,6 +173,7 @@ fn server_definitions() -> Map<String, Value> {
     add::<PasskeyChallenge>(&mut g, SERVER_WRITTEN[24]);
     add::<PasskeyList>(&mut g, SERVER_WRITTEN[25]);
     add::<QueueStatus>(&mut g, SERVER_WRITTEN[26]);
+    add::<PartyInfo>(&mut g, SERVER_WRITTEN[27]);
     g.take_definitions(true)
 }
 

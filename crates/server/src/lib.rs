@@ -311,6 +311,13 @@ pub fn app(state: AppState) -> Router {
                 .get(queue::api::status)
                 .delete(queue::api::leave),
         )
+        .route(
+            "/api/queue/party",
+            post(queue::api::create_party)
+                .get(queue::api::party)
+                .delete(queue::api::leave_party),
+        )
+        .route("/api/queue/party/{code}", post(queue::api::join_party))
         .route("/api/me/passkeys", get(players::api::passkeys))
         .route(
             "/api/me/passkeys/start",

@@ -141,6 +141,8 @@ __all__ = [
     "OfferClosed",
     "OfferDeadline",
     "OfferId",
+    "PartyInfo",
+    "PartyMember",
     "PasskeyChallenge",
     "PasskeyInfo",
     "PasskeyList",
@@ -2214,6 +2216,24 @@ class ModerationRequest(TypedDict):
     """
     reason: str
     """Why, for the record: 1 to 500 characters."""
+
+
+class PartyMember(TypedDict):
+    """A member of a party (protocol 26.3)."""
+    id: str
+    """The player's id."""
+    name: str
+    """Their name."""
+
+
+class PartyInfo(TypedDict):
+    """A party of the queue (`/api/queue/party`; protocol 26.3): friends seated together."""
+    code: str
+    """The code the leader shares (`POST /api/queue/party/{code}` joins)."""
+    leader: str
+    """The player who queues the party."""
+    members: list[PartyMember]
+    """Its members, the leader first (at most three)."""
 
 
 class PasskeyChallenge(TypedDict):

@@ -11,11 +11,13 @@
 //!   widens with the wait, the longest waiting first, parties seated together, bots
 //!   after a wait. Pure: no runtime, store or clock.
 //! - [`service`]: joining, leaving and the status of a player ([`service::Queue`]).
-//! - [`api`]: its HTTP handlers (`/api/queue`).
+//! - [`party`]: friends who queue together ([`party::Parties`]).
+//! - [`api`]: the HTTP handlers (`/api/queue`, `/api/queue/party`).
 //! - [`tables`]: the loop that forms tables and seats them in rooms.
 
 pub mod api;
 pub mod matcher;
+pub mod party;
 pub mod service;
 pub mod tables;
 

@@ -7,6 +7,7 @@ use catan_ratings::{DISPLAY_BASE, DISPLAY_SCALE, Skill};
 use uuid::Uuid;
 
 use super::QueueConfig;
+use super::party::Parties;
 use crate::limits::KeyedLimiter;
 use crate::players::Session;
 use crate::players::sanctions::Sanctions;
@@ -67,6 +68,8 @@ pub struct Queue {
     store: Arc<dyn Store>,
     sanctions: Arc<Sanctions>,
     limiter: KeyedLimiter<Uuid>,
+    /// The parties that queue together.
+    parties: Parties,
 }
 
 impl std::fmt::Debug for Queue {
@@ -80,17 +83,25 @@ impl Queue {
     #[must_use]
     pub fn new(store: Arc<dyn Store>, sanctions: Arc<Sanctions>, config: &QueueConfig) -> Queue {
         Queue {
+            parties: Parties::new(store.clone()),
             store,
             sanctions,
             limiter: KeyedLimiter::new(config.queue_rate_per_min, BURST),
         }
     }
 
-    /// Queues the player of `me` for the table `req` describes.
+    /// The parties that queue together.
+    #[must_use]
+    pub fn parties(&self) -> &Parties {
+        &self.parties
+    }
+
+    /// Queues the player of `me` (and, for a party's leader, every member) for the
+    /// table `req` describes.
     ///
     /// # Errors
     /// `bad_request` (seats not 3 or 4), `rate_limited`, `banned`,
-    /// `already_queued`, `store_unavailable`.
+    /// `not_party_leader`, `already_queued`, `store_unavailable`.
     pub async fn join(&self, me: &Session, req: &QueueRequest) -> Result<QueueStatus, LobbyError> {
         if !matches!(req.seats, 3 | 4) {
             return Err(LobbyError::BadRequest("seats must be 3 or 4".into()));
@@ -99,27 +110,44 @@ impl Queue {
         if self.sanctions.holds(me.player.id, SanctionKind::Ban) {
             return Err(LobbyError::Banned);
         }
-        let skill = self
-            .store
-            .player_stats(me.player.id)
-            .await
-            .map_err(stored)?
-            .map_or(Skill::NEW, |s| s.skill);
-        let row = QueueRow {
-            player_id: me.player.id,
-            ticket: Uuid::new_v4(),
-            name: me.player.name.clone(),
-            seats: req.seats,
-            rated: req.rated,
-            bots_ok: req.bots,
-            rating: matching_rating(skill),
-            since: crate::players::now_ms(),
-            seated: None,
+        // A party's leader queues every member with one ticket; another member
+        // cannot queue alone while in it.
+        let party = self.parties.of(me.player.id).await?;
+        let members = match &party {
+            Some(p) if p.leader != me.player.id => return Err(LobbyError::NotPartyLeader),
+            Some(p) => p.members.clone(),
+            None => vec![(me.player.id, me.player.name.clone())],
         };
-        self.store
-            .queue_join(std::slice::from_ref(&row))
-            .await
-            .map_err(stored)?;
+        let ticket = Uuid::new_v4();
+        let since = crate::players::now_ms();
+        let mut rows = Vec::with_capacity(members.len());
+        for (player_id, name) in members {
+            if player_id != me.player.id && self.sanctions.holds(player_id, SanctionKind::Ban) {
+                return Err(LobbyError::Banned);
+            }
+            let skill = self
+                .store
+                .player_stats(player_id)
+                .await
+                .map_err(stored)?
+                .map_or(Skill::NEW, |s| s.skill);
+            rows.push(QueueRow {
+                player_id,
+                ticket,
+                name,
+                seats: req.seats,
+                rated: req.rated,
+                bots_ok: req.bots,
+                rating: matching_rating(skill),
+                since,
+                seated: None,
+            });
+        }
+        self.store.queue_join(&rows).await.map_err(stored)?;
+        if party.is_some() {
+            // Queued together: the party has done its work.
+            let _ = self.parties.leave(me).await;
+        }
         self.status(me).await
     }
 

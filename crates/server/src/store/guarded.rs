@@ -17,8 +17,8 @@ use uuid::Uuid;
 
 use super::{
     ActionRecord, CeremonyKind, CeremonyRow, Claim, Finish, GameQuery, GameRecord, LeaderRow,
-    LobbyRecord, ModerationRow, NewGame, PasskeyRow, PlayerRow, PlayerStats, QueueRow, QueueSeat,
-    SanctionRow, SessionRow, Store, StoreError, retry,
+    LobbyRecord, ModerationRow, NewGame, PartyJoin, PartyRow, PasskeyRow, PlayerRow, PlayerStats,
+    QueueRow, QueueSeat, SanctionRow, SessionRow, Store, StoreError, retry,
 };
 use crate::metrics::Metrics;
 
@@ -382,6 +382,41 @@ impl Store for Guarded {
     async fn queue_forget(&self, before: u64) -> Result<u64, StoreError> {
         self.write("queue_forget", Some(retry::brief()), || {
             self.inner.queue_forget(before)
+        })
+        .await
+    }
+    async fn party_create(
+        &self,
+        code: &str,
+        leader: Uuid,
+        name: &str,
+        at: u64,
+    ) -> Result<(), StoreError> {
+        self.write("party_create", None, || {
+            self.inner.party_create(code, leader, name, at)
+        })
+        .await
+    }
+    async fn party_join(
+        &self,
+        code: &str,
+        player: Uuid,
+        name: &str,
+        at: u64,
+        most: u8,
+    ) -> Result<PartyJoin, StoreError> {
+        self.write("party_join", None, || {
+            self.inner.party_join(code, player, name, at, most)
+        })
+        .await
+    }
+    async fn party_of(&self, player: Uuid) -> Result<Option<PartyRow>, StoreError> {
+        self.read("party_of", self.limit, self.inner.party_of(player))
+            .await
+    }
+    async fn party_leave(&self, player: Uuid) -> Result<bool, StoreError> {
+        self.write("party_leave", Some(retry::brief()), || {
+            self.inner.party_leave(player)
         })
         .await
     }

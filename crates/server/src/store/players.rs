@@ -227,6 +227,17 @@ impl SqlStore {
             .bind(&id)
             .execute(&mut *tx)
             .await?;
+        sqlx::query(
+            "DELETE FROM queue_party_members WHERE player_id = $1 \
+             OR code IN (SELECT code FROM queue_parties WHERE leader = $1)",
+        )
+        .bind(&id)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("DELETE FROM queue_parties WHERE leader = $1")
+            .bind(&id)
+            .execute(&mut *tx)
+            .await?;
         sqlx::query("UPDATE game_players SET name = $2 WHERE player_id = $1")
             .bind(&id)
             .bind(DELETED_NAME)

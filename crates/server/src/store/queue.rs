@@ -171,3 +171,158 @@ impl SqlStore {
         Ok(done.rows_affected())
     }
 }
+
+/// A party of the queue: its code, its leader and its members (the leader among
+/// them), in the order they joined.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartyRow {
+    /// The code the leader shares.
+    pub code: String,
+    /// Who queues the party.
+    pub leader: Uuid,
+    /// The members and their names, the leader first.
+    pub members: Vec<(Uuid, String)>,
+}
+
+/// What joining a party did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartyJoin {
+    /// The player is a member now.
+    Joined,
+    /// No party has that code.
+    NotFound,
+    /// The party has as many members as it may.
+    Full,
+}
+
+impl SqlStore {
+    pub(super) async fn insert_party(
+        &self,
+        code: &str,
+        leader: Uuid,
+        name: &str,
+        at: u64,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await?;
+        sqlx::query("INSERT INTO queue_parties (code, leader, created_at) VALUES ($1, $2, $3)")
+            .bind(code)
+            .bind(leader.to_string())
+            .bind(to_i64(at))
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "INSERT INTO queue_party_members (player_id, code, name, joined_at) \
+             VALUES ($1, $2, $3, $4)",
+        )
+        .bind(leader.to_string())
+        .bind(code)
+        .bind(name)
+        .bind(to_i64(at))
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    pub(super) async fn insert_party_member(
+        &self,
+        code: &str,
+        player: Uuid,
+        name: &str,
+        at: u64,
+        most: u8,
+    ) -> Result<PartyJoin, StoreError> {
+        let mut tx = self.pool().begin().await?;
+        let exists = sqlx::query("SELECT code FROM queue_parties WHERE code = $1")
+            .bind(code)
+            .fetch_optional(&mut *tx)
+            .await?;
+        if exists.is_none() {
+            return Ok(PartyJoin::NotFound);
+        }
+        let count: i64 =
+            sqlx::query("SELECT COUNT(*) AS n FROM queue_party_members WHERE code = $1")
+                .bind(code)
+                .fetch_one(&mut *tx)
+                .await?
+                .try_get("n")?;
+        if count >= i64::from(most) {
+            return Ok(PartyJoin::Full);
+        }
+        sqlx::query(
+            "INSERT INTO queue_party_members (player_id, code, name, joined_at) \
+             VALUES ($1, $2, $3, $4)",
+        )
+        .bind(player.to_string())
+        .bind(code)
+        .bind(name)
+        .bind(to_i64(at))
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(PartyJoin::Joined)
+    }
+
+    pub(super) async fn select_party(&self, player: Uuid) -> Result<Option<PartyRow>, StoreError> {
+        let Some(row) = sqlx::query(
+            "SELECT p.code, p.leader FROM queue_party_members m \
+             JOIN queue_parties p ON p.code = m.code WHERE m.player_id = $1",
+        )
+        .bind(player.to_string())
+        .fetch_optional(self.pool())
+        .await?
+        else {
+            return Ok(None);
+        };
+        let code: String = row.try_get("code")?;
+        let leader = uuid(&row, "leader")?;
+        let rows = sqlx::query(
+            "SELECT player_id, name FROM queue_party_members WHERE code = $1 \
+             ORDER BY joined_at, player_id",
+        )
+        .bind(&code)
+        .fetch_all(self.pool())
+        .await?;
+        let mut members = rows
+            .iter()
+            .map(|r| Ok((uuid(r, "player_id")?, r.try_get::<String, _>("name")?)))
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        // The leader first.
+        members.sort_by_key(|(id, _)| *id != leader);
+        Ok(Some(PartyRow {
+            code,
+            leader,
+            members,
+        }))
+    }
+
+    pub(super) async fn delete_party_member(&self, player: Uuid) -> Result<bool, StoreError> {
+        let mut tx = self.pool().begin().await?;
+        // A leader who leaves ends the party for everyone.
+        let led = sqlx::query("SELECT code FROM queue_parties WHERE leader = $1")
+            .bind(player.to_string())
+            .fetch_optional(&mut *tx)
+            .await?;
+        let done = if let Some(led) = led {
+            let code: String = led.try_get("code")?;
+            sqlx::query("DELETE FROM queue_party_members WHERE code = $1")
+                .bind(&code)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query("DELETE FROM queue_parties WHERE code = $1")
+                .bind(&code)
+                .execute(&mut *tx)
+                .await?;
+            true
+        } else {
+            sqlx::query("DELETE FROM queue_party_members WHERE player_id = $1")
+                .bind(player.to_string())
+                .execute(&mut *tx)
+                .await?
+                .rows_affected()
+                == 1
+        };
+        tx.commit().await?;
+        Ok(done)
+    }
+}
