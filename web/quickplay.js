@@ -14,6 +14,13 @@ import { accountLink, loadMe, playerFor } from './players.js';
 
 const POLL_MS = 1000;
 
+/**
+ * The mark that this browser queued (set on joining, cleared when seated, cancelled
+ * or no longer queued): only then does the lobby ask GET /api/queue, so that a
+ * visit that never queued asks nothing that can only answer 404.
+ */
+const QUEUED = 'catan.queued';
+
 /** `ms` as m:ss. @param {number} ms */
 const clock = (ms) => {
   const s = Math.max(0, Math.floor(ms / 1000));
@@ -64,6 +71,7 @@ export function quickPlay({ name, seated }) {
             rated: on(rated),
             bots: on(bots),
           });
+          localStorage.setItem(QUEUED, '1');
           waiting(s);
         } catch (x) { err.textContent = refusal(x); go.disabled = false; }
       },
@@ -77,7 +85,7 @@ export function quickPlay({ name, seated }) {
   /** The waiting screen for `s`, polled until seated or gone. @param {QueueStatus} s */
   function waiting(s) {
     stop();
-    if (s.seated) { seated(s.seated, name()); return; }
+    if (s.seated) { localStorage.removeItem(QUEUED); seated(s.seated, name()); return; }
     const got = Date.now() - s.waited_ms;
     const waited = h('b', { id: 'qp-waited' }, clock(s.waited_ms));
     const place = h('span', { id: 'qp-position' }, s.position ? t('qp.position', { n: s.position }) : '');
@@ -86,6 +94,7 @@ export function quickPlay({ name, seated }) {
       onclick: async () => {
         cancel.disabled = true;
         try { await api('DELETE', '/api/queue'); } catch (x) { if (x.status !== 404) { err.textContent = refusal(x); cancel.disabled = false; return; } }
+        localStorage.removeItem(QUEUED);
         choose();
       },
     }, t('qp.cancel')));
@@ -99,10 +108,10 @@ export function quickPlay({ name, seated }) {
       try {
         /** @type {QueueStatus} */
         const now = await api('GET', '/api/queue');
-        if (now.seated) { stop(); seated(now.seated, name()); return; }
+        if (now.seated) { stop(); localStorage.removeItem(QUEUED); seated(now.seated, name()); return; }
         if (now.position) place.textContent = t('qp.position', { n: now.position });
       } catch (x) {
-        if (x.status === 404) { choose(); return; }
+        if (x.status === 404) { localStorage.removeItem(QUEUED); choose(); return; }
         err.textContent = refusal(x);
       }
       poll = setTimeout(again, POLL_MS);
@@ -112,13 +121,15 @@ export function quickPlay({ name, seated }) {
 
   choose();
   // Back on the lobby while waiting (a reload, Back): the waiting screen again.
-  loadMe().then(async (me) => {
-    if (!me) return;
-    try {
-      /** @type {QueueStatus} */
-      const s = await api('GET', '/api/queue');
-      if (!s.seated) waiting(s);
-    } catch { /* not queued */ }
-  });
+  if (localStorage.getItem(QUEUED)) {
+    loadMe().then(async (me) => {
+      if (!me) return;
+      try {
+        /** @type {QueueStatus} */
+        const s = await api('GET', '/api/queue');
+        if (s.seated) localStorage.removeItem(QUEUED); else waiting(s);
+      } catch { localStorage.removeItem(QUEUED); }
+    });
+  }
   return part;
 }

@@ -118,6 +118,14 @@ impl Queue {
             Some(p) => p.members.clone(),
             None => vec![(me.player.id, me.player.name.clone())],
         };
+        if members.len() > usize::from(req.seats) {
+            // (A party has at most three, but two joining at one moment may pass.)
+            return Err(LobbyError::BadRequest(format!(
+                "the party has {} members, more than the table's {} seats",
+                members.len(),
+                req.seats
+            )));
+        }
         let ticket = Uuid::new_v4();
         let since = crate::players::now_ms();
         let mut rows = Vec::with_capacity(members.len());
