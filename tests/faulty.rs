@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use catan_server::store::{
-    ActionRecord, Finish, GameQuery, GameRecord, LobbyRecord, NewGame, SqlStore, Store, StoreError,
+    ActionRecord, Finish, GameQuery, GameRecord, LobbyRecord, NewGame, QueueStore, SqlStore, Store,
+    StoreError,
 };
 use uuid::Uuid;
 
@@ -116,6 +117,9 @@ impl FaultyStore {
 fn down() -> StoreError {
     StoreError::from(sqlx::Error::PoolTimedOut)
 }
+
+/// Keeps no queue (the defaults refuse every call).
+impl QueueStore for FaultyStore {}
 
 #[async_trait]
 impl Store for FaultyStore {

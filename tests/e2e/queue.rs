@@ -252,7 +252,7 @@ async fn joining_and_leaving_are_limited_per_player() {
 /// really run at once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_formings_never_seat_a_player_twice() {
-    use catan_server::store::{PlayerRow, QueueRow, QueueSeat, SqlStore, Store};
+    use catan_server::store::{PlayerRow, QueueRow, QueueSeat, QueueStore, SqlStore, Store};
     use rand::{Rng, SeedableRng};
     use std::sync::Arc;
     use uuid::Uuid;

@@ -18,7 +18,7 @@ use uuid::Uuid;
 use super::{
     ActionRecord, CeremonyKind, CeremonyRow, Claim, Finish, GameQuery, GameRecord, LeaderRow,
     LobbyRecord, ModerationRow, NewGame, PartyJoin, PartyRow, PasskeyRow, PlayerRow, PlayerStats,
-    QueueRow, QueueSeat, SanctionRow, SessionRow, Store, StoreError, retry,
+    QueueRow, QueueSeat, QueueStore, SanctionRow, SessionRow, Store, StoreError, retry,
 };
 use crate::metrics::Metrics;
 
@@ -355,6 +355,10 @@ impl Store for Guarded {
         })
         .await
     }
+}
+
+#[async_trait]
+impl QueueStore for Guarded {
     async fn queue_join(&self, rows: &[QueueRow]) -> Result<(), StoreError> {
         // One attempt: a retry after a join that landed would read as a conflict.
         self.write("queue_join", None, || self.inner.queue_join(rows))

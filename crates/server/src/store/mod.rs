@@ -36,7 +36,7 @@ pub use moderation::{ModerationRow, SanctionKind, SanctionRow};
 pub use options::StoredOptions;
 pub use passkeys::{CeremonyKind, CeremonyRow, PasskeyRow};
 pub use players::DELETED_NAME;
-pub use queue::{PartyJoin, PartyRow, QueueRow, QueueSeat};
+pub use queue::{PartyJoin, PartyRow, QueueRow, QueueSeat, QueueStore};
 pub use ratings::{LeaderRow, PlayerStats, Recomputed, bot_of_player_id, bot_player_id};
 pub use retry::connect_at_start;
 pub use single::{LockError, SqliteLock, lock as lock_sqlite};
@@ -326,7 +326,7 @@ fn keeps_no_players() -> StoreError {
 
 /// The storage interface every room and endpoint goes through.
 #[async_trait]
-pub trait Store: Send + Sync + 'static {
+pub trait Store: QueueStore + Send + Sync + 'static {
     /// Records a game at its start.
     async fn create_game(&self, game: &NewGame) -> Result<(), StoreError>;
     /// Appends one action; `(game, seq)` is unique, so a duplicate fails.
@@ -504,76 +504,6 @@ pub trait Store: Send + Sync + 'static {
         now: u64,
     ) -> Result<Option<CeremonyRow>, StoreError> {
         let _ = (id, kind, now);
-        Err(keeps_no_players())
-    }
-    /// Queues `rows` (a player alone, or a party sharing a ticket) in one
-    /// transaction: a player already queued is a [`StoreError::Conflict`], and
-    /// nobody is queued.
-    async fn queue_join(&self, rows: &[QueueRow]) -> Result<(), StoreError> {
-        let _ = rows;
-        Err(keeps_no_players())
-    }
-    /// Takes `player` out of the queue (waiting or seated): false when they were
-    /// not in it.
-    async fn queue_leave(&self, player: Uuid) -> Result<bool, StoreError> {
-        let _ = player;
-        Err(keeps_no_players())
-    }
-    /// `player`'s row of the queue, if any.
-    async fn queued(&self, player: Uuid) -> Result<Option<QueueRow>, StoreError> {
-        let _ = player;
-        Err(keeps_no_players())
-    }
-    /// Everyone waiting (not yet seated), longest waiting first.
-    async fn queue_waiting(&self) -> Result<Vec<QueueRow>, StoreError> {
-        Err(keeps_no_players())
-    }
-    /// Seats a table's players where `seats` says, in one transaction: false, and
-    /// nobody seated, when one of them is no longer waiting.
-    async fn queue_seat(&self, seats: &[(Uuid, QueueSeat)]) -> Result<bool, StoreError> {
-        let _ = seats;
-        Err(keeps_no_players())
-    }
-    /// Forgets the rows of players seated before `before` (Unix ms): how many.
-    async fn queue_forget(&self, before: u64) -> Result<u64, StoreError> {
-        let _ = before;
-        Err(keeps_no_players())
-    }
-    /// Makes a party of code `code` led by `leader` (named `name`), its first
-    /// member: a code taken, or a leader already in a party, is a
-    /// [`StoreError::Conflict`].
-    async fn party_create(
-        &self,
-        code: &str,
-        leader: Uuid,
-        name: &str,
-        at: u64,
-    ) -> Result<(), StoreError> {
-        let _ = (code, leader, name, at);
-        Err(keeps_no_players())
-    }
-    /// Adds `player` (named `name`) to party `code` unless it has `most` members:
-    /// a player already in a party is a [`StoreError::Conflict`].
-    async fn party_join(
-        &self,
-        code: &str,
-        player: Uuid,
-        name: &str,
-        at: u64,
-        most: u8,
-    ) -> Result<PartyJoin, StoreError> {
-        let _ = (code, player, name, at, most);
-        Err(keeps_no_players())
-    }
-    /// The party `player` is in, if any.
-    async fn party_of(&self, player: Uuid) -> Result<Option<PartyRow>, StoreError> {
-        let _ = player;
-        Err(keeps_no_players())
-    }
-    /// Takes `player` out of their party (a leader ends it): false when they were
-    /// in none.
-    async fn party_leave(&self, player: Uuid) -> Result<bool, StoreError> {
-        let _ = player;
         Err(keeps_no_players())
     }
     /// Deletes player `id`: its sessions end, its name becomes [`DELETED_NAME`] on

@@ -3,13 +3,14 @@
 //! one transaction that takes only rows still waiting, so that a player is never
 //! seated twice, whichever instance forms the table.
 
+use async_trait::async_trait;
 use sqlx::Row;
 use sqlx::any::AnyRow;
 use uuid::Uuid;
 
 use super::group_commit::to_i64;
 use super::players::{millis, opt_millis, uuid};
-use super::{SqlStore, StoreError};
+use super::{SqlStore, StoreError, keeps_no_players};
 
 /// Where a queued player was seated.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,6 +48,106 @@ pub struct QueueRow {
     pub seated: Option<QueueSeat>,
 }
 
+/// A party of the queue: its code, its leader and its members (the leader among
+/// them), in the order they joined.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartyRow {
+    /// The code the leader shares.
+    pub code: String,
+    /// Who queues the party.
+    pub leader: Uuid,
+    /// The members and their names, the leader first.
+    pub members: Vec<(Uuid, String)>,
+}
+
+/// What joining a party did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartyJoin {
+    /// The player is a member now.
+    Joined,
+    /// No party has that code.
+    NotFound,
+    /// The party has as many members as it may.
+    Full,
+}
+
+/// Quick play's calls of the store, a part of [`super::Store`] (which every store
+/// implements with it): the queue and its parties. A store that keeps no players
+/// refuses them all.
+#[async_trait]
+pub trait QueueStore: Send + Sync {
+    /// Queues `rows` (a player alone, or a party sharing a ticket) in one
+    /// transaction: a player already waiting is a [`StoreError::Conflict`], and
+    /// nobody is queued; a seat given earlier is forgotten.
+    async fn queue_join(&self, rows: &[QueueRow]) -> Result<(), StoreError> {
+        let _ = rows;
+        Err(keeps_no_players())
+    }
+    /// Takes `player` out of the queue (waiting or seated): false when they were
+    /// not in it.
+    async fn queue_leave(&self, player: Uuid) -> Result<bool, StoreError> {
+        let _ = player;
+        Err(keeps_no_players())
+    }
+    /// `player`'s row of the queue, if any.
+    async fn queued(&self, player: Uuid) -> Result<Option<QueueRow>, StoreError> {
+        let _ = player;
+        Err(keeps_no_players())
+    }
+    /// Everyone waiting (not yet seated), longest waiting first.
+    async fn queue_waiting(&self) -> Result<Vec<QueueRow>, StoreError> {
+        Err(keeps_no_players())
+    }
+    /// Seats a table's players where `seats` says, in one transaction: false, and
+    /// nobody seated, when one of them is no longer waiting.
+    async fn queue_seat(&self, seats: &[(Uuid, QueueSeat)]) -> Result<bool, StoreError> {
+        let _ = seats;
+        Err(keeps_no_players())
+    }
+    /// Forgets the rows of players seated before `before` (Unix ms): how many.
+    async fn queue_forget(&self, before: u64) -> Result<u64, StoreError> {
+        let _ = before;
+        Err(keeps_no_players())
+    }
+    /// Makes a party of code `code` led by `leader` (named `name`), its first
+    /// member: a code taken, or a leader already in a party, is a
+    /// [`StoreError::Conflict`].
+    async fn party_create(
+        &self,
+        code: &str,
+        leader: Uuid,
+        name: &str,
+        at: u64,
+    ) -> Result<(), StoreError> {
+        let _ = (code, leader, name, at);
+        Err(keeps_no_players())
+    }
+    /// Adds `player` (named `name`) to party `code` unless it has `most` members:
+    /// a player already in a party is a [`StoreError::Conflict`].
+    async fn party_join(
+        &self,
+        code: &str,
+        player: Uuid,
+        name: &str,
+        at: u64,
+        most: u8,
+    ) -> Result<PartyJoin, StoreError> {
+        let _ = (code, player, name, at, most);
+        Err(keeps_no_players())
+    }
+    /// The party `player` is in, if any.
+    async fn party_of(&self, player: Uuid) -> Result<Option<PartyRow>, StoreError> {
+        let _ = player;
+        Err(keeps_no_players())
+    }
+    /// Takes `player` out of their party (a leader ends it): false when they were
+    /// in none.
+    async fn party_leave(&self, player: Uuid) -> Result<bool, StoreError> {
+        let _ = player;
+        Err(keeps_no_players())
+    }
+}
+
 const COLUMNS: &str = "player_id, ticket, name, seats, rated, bots_ok, rating, since, \
                        room_id, seat, seat_token, seated_at";
 
@@ -75,8 +176,9 @@ fn queued(row: &AnyRow) -> Result<QueueRow, StoreError> {
     })
 }
 
-impl SqlStore {
-    pub(super) async fn insert_queued(&self, rows: &[QueueRow]) -> Result<(), StoreError> {
+#[async_trait]
+impl QueueStore for SqlStore {
+    async fn queue_join(&self, rows: &[QueueRow]) -> Result<(), StoreError> {
         let mut tx = self.pool().begin().await?;
         for r in rows {
             // A seat given earlier is forgotten as its player queues again.
@@ -103,7 +205,7 @@ impl SqlStore {
         Ok(())
     }
 
-    pub(super) async fn delete_queued(&self, player: Uuid) -> Result<bool, StoreError> {
+    async fn queue_leave(&self, player: Uuid) -> Result<bool, StoreError> {
         let done = sqlx::query("DELETE FROM queue_tickets WHERE player_id = $1")
             .bind(player.to_string())
             .execute(self.pool())
@@ -111,7 +213,7 @@ impl SqlStore {
         Ok(done.rows_affected() == 1)
     }
 
-    pub(super) async fn select_queued(&self, player: Uuid) -> Result<Option<QueueRow>, StoreError> {
+    async fn queued(&self, player: Uuid) -> Result<Option<QueueRow>, StoreError> {
         let row = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM queue_tickets WHERE player_id = $1"
         ))
@@ -121,7 +223,7 @@ impl SqlStore {
         row.map(|r| queued(&r)).transpose()
     }
 
-    pub(super) async fn select_waiting(&self) -> Result<Vec<QueueRow>, StoreError> {
+    async fn queue_waiting(&self) -> Result<Vec<QueueRow>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM queue_tickets WHERE room_id IS NULL \
              ORDER BY since, ticket, player_id"
@@ -131,10 +233,7 @@ impl SqlStore {
         rows.iter().map(queued).collect()
     }
 
-    pub(super) async fn update_seated(
-        &self,
-        seats: &[(Uuid, QueueSeat)],
-    ) -> Result<bool, StoreError> {
+    async fn queue_seat(&self, seats: &[(Uuid, QueueSeat)]) -> Result<bool, StoreError> {
         // In the players' order, so that two formings sharing players lock their
         // rows in one order and do not deadlock.
         let mut ordered: Vec<&(Uuid, QueueSeat)> = seats.iter().collect();
@@ -162,7 +261,7 @@ impl SqlStore {
         Ok(true)
     }
 
-    pub(super) async fn delete_seated_before(&self, before: u64) -> Result<u64, StoreError> {
+    async fn queue_forget(&self, before: u64) -> Result<u64, StoreError> {
         let done =
             sqlx::query("DELETE FROM queue_tickets WHERE room_id IS NOT NULL AND seated_at < $1")
                 .bind(to_i64(before))
@@ -170,33 +269,8 @@ impl SqlStore {
                 .await?;
         Ok(done.rows_affected())
     }
-}
 
-/// A party of the queue: its code, its leader and its members (the leader among
-/// them), in the order they joined.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PartyRow {
-    /// The code the leader shares.
-    pub code: String,
-    /// Who queues the party.
-    pub leader: Uuid,
-    /// The members and their names, the leader first.
-    pub members: Vec<(Uuid, String)>,
-}
-
-/// What joining a party did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PartyJoin {
-    /// The player is a member now.
-    Joined,
-    /// No party has that code.
-    NotFound,
-    /// The party has as many members as it may.
-    Full,
-}
-
-impl SqlStore {
-    pub(super) async fn insert_party(
+    async fn party_create(
         &self,
         code: &str,
         leader: Uuid,
@@ -224,7 +298,7 @@ impl SqlStore {
         Ok(())
     }
 
-    pub(super) async fn insert_party_member(
+    async fn party_join(
         &self,
         code: &str,
         player: Uuid,
@@ -263,7 +337,7 @@ impl SqlStore {
         Ok(PartyJoin::Joined)
     }
 
-    pub(super) async fn select_party(&self, player: Uuid) -> Result<Option<PartyRow>, StoreError> {
+    async fn party_of(&self, player: Uuid) -> Result<Option<PartyRow>, StoreError> {
         let Some(row) = sqlx::query(
             "SELECT p.code, p.leader FROM queue_party_members m \
              JOIN queue_parties p ON p.code = m.code WHERE m.player_id = $1",
@@ -296,7 +370,7 @@ impl SqlStore {
         }))
     }
 
-    pub(super) async fn delete_party_member(&self, player: Uuid) -> Result<bool, StoreError> {
+    async fn party_leave(&self, player: Uuid) -> Result<bool, StoreError> {
         let mut tx = self.pool().begin().await?;
         // A leader who leaves ends the party for everyone.
         let led = sqlx::query("SELECT code FROM queue_parties WHERE leader = $1")

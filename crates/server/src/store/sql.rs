@@ -14,9 +14,8 @@ use super::games::{GAME_COLUMNS, corrupt, games_with_players, records, seat_of, 
 use super::group_commit::to_i64;
 use super::{
     ActionRecord, CeremonyKind, CeremonyRow, Claim, Fence, Finish, GameQuery, GameRecord,
-    GameStatus, LeaderRow, LobbyRecord, ModerationRow, NewGame, PartyJoin, PartyRow, PasskeyRow,
-    PlayerRow, PlayerStats, QueueRow, QueueSeat, SanctionRow, SessionRow, Store, StoreError,
-    StoredOptions,
+    GameStatus, LeaderRow, LobbyRecord, ModerationRow, NewGame, PasskeyRow, PlayerRow, PlayerStats,
+    SanctionRow, SessionRow, Store, StoreError, StoredOptions,
 };
 
 /// A store backed by a connection pool.
@@ -499,49 +498,6 @@ impl Store for SqlStore {
     }
     async fn delete_player(&self, id: Uuid, at: u64) -> Result<(), StoreError> {
         self.erase_player(id, at).await
-    }
-    async fn queue_join(&self, rows: &[QueueRow]) -> Result<(), StoreError> {
-        self.insert_queued(rows).await
-    }
-    async fn queue_leave(&self, player: Uuid) -> Result<bool, StoreError> {
-        self.delete_queued(player).await
-    }
-    async fn queued(&self, player: Uuid) -> Result<Option<QueueRow>, StoreError> {
-        self.select_queued(player).await
-    }
-    async fn queue_waiting(&self) -> Result<Vec<QueueRow>, StoreError> {
-        self.select_waiting().await
-    }
-    async fn queue_seat(&self, seats: &[(Uuid, QueueSeat)]) -> Result<bool, StoreError> {
-        self.update_seated(seats).await
-    }
-    async fn queue_forget(&self, before: u64) -> Result<u64, StoreError> {
-        self.delete_seated_before(before).await
-    }
-    async fn party_create(
-        &self,
-        code: &str,
-        leader: Uuid,
-        name: &str,
-        at: u64,
-    ) -> Result<(), StoreError> {
-        self.insert_party(code, leader, name, at).await
-    }
-    async fn party_join(
-        &self,
-        code: &str,
-        player: Uuid,
-        name: &str,
-        at: u64,
-        most: u8,
-    ) -> Result<PartyJoin, StoreError> {
-        self.insert_party_member(code, player, name, at, most).await
-    }
-    async fn party_of(&self, player: Uuid) -> Result<Option<PartyRow>, StoreError> {
-        self.select_party(player).await
-    }
-    async fn party_leave(&self, player: Uuid) -> Result<bool, StoreError> {
-        self.delete_party_member(player).await
     }
     async fn add_passkey(&self, passkey: &PasskeyRow) -> Result<bool, StoreError> {
         self.insert_passkey(passkey).await

@@ -14,7 +14,9 @@ use uuid::Uuid;
 use super::{Connected, Outbound, RoomContext, RoomHandle};
 use crate::config::Config;
 use crate::metrics::Metrics;
-use crate::store::{ActionRecord, Finish, GameQuery, GameRecord, NewGame, Store, StoreError};
+use crate::store::{
+    ActionRecord, Finish, GameQuery, GameRecord, NewGame, QueueStore, Store, StoreError,
+};
 use catan_protocol::{ClientMessage, RoomOptions, ServerMessage};
 
 mod stand_in;
@@ -38,6 +40,9 @@ struct Switchable {
     /// Games marked abandoned.
     abandoned: Mutex<Vec<Uuid>>,
 }
+
+/// Keeps no queue (the defaults refuse every call).
+impl QueueStore for Switchable {}
 
 #[async_trait]
 impl Store for Switchable {

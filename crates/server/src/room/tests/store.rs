@@ -12,6 +12,9 @@ struct LosesFirstAnswer {
     lost: AtomicBool,
 }
 
+/// Keeps no queue (the defaults refuse every call).
+impl QueueStore for LosesFirstAnswer {}
+
 #[async_trait]
 impl Store for LosesFirstAnswer {
     async fn create_game(&self, game: &NewGame) -> Result<(), StoreError> {
