@@ -88,9 +88,31 @@ async fn queue_life(server: &TestServer) {
     )
     .await;
     assert_eq!(status, 201, "{body}");
+    // While waiting, no other seat: taking one in a room is refused, and works
+    // once the player left the queue.
+    let room = server.create_room(json!({ "players": 4 })).await;
+    let seat_path = format!("/api/rooms/{}/seats", room.room_id);
+    let (status, body, _) = server
+        .call(
+            Method::POST,
+            &seat_path,
+            Some(&cyd.token),
+            Some(json!({ "name": "Cyd" })),
+        )
+        .await;
+    assert_eq!((status, code(&body)), (409, "already_queued"), "{body}");
     let (status, _) = call(server, Method::DELETE, &cyd, None).await;
     assert_eq!(status, 204);
     assert_eq!(call(server, Method::GET, &cyd, None).await.0, 404);
+    let (status, body, _) = server
+        .call(
+            Method::POST,
+            &seat_path,
+            Some(&cyd.token),
+            Some(json!({ "name": "Cyd" })),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
 
     // Three for a table of three, without bots: seated together.
     let mut positions = Vec::new();

@@ -89,12 +89,22 @@ pub async fn get_room(PathRoom(room): PathRoom) -> Result<Json<RoomInfo>, ApiErr
 
 /// `POST /api/rooms/{id}/seats`
 pub async fn take_seat(
+    State(state): State<AppState>,
     _: Open,
     _: Costly,
     PathRoom(room): PathRoom,
     MaybePlayer(player): MaybePlayer,
     ApiJson(req): ApiJson<TakeSeatRequest>,
 ) -> Result<Response, ApiError> {
+    // A player waiting in quick play's queue takes no other seat meanwhile (the
+    // queue may seat them at any moment). A store that cannot say does not stop
+    // the seat.
+    if let Some(id) = player
+        && let Ok(Some(queued)) = state.store.queued(id).await
+        && queued.seated.is_none()
+    {
+        return Err(LobbyError::AlreadyQueued.into());
+    }
     let resp = room.take_seat(req.name, req.seat, player).await?;
     Ok((StatusCode::CREATED, Json(resp)).into_response())
 }
