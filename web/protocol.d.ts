@@ -1600,7 +1600,7 @@ export interface QueueRequest {
 
 /** Where a queued player sits once their table formed. */
 export interface QueueSeated {
-  /** The table's room (its game has started). */
+  /** The table's room (its game starts once everyone at it is connected). */
   room_id: string;
   /** The player's seat. */
   seat: number;

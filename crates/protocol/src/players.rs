@@ -198,7 +198,7 @@ fn yes() -> bool {
 /// Where a queued player sits once their table formed.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct QueueSeated {
-    /// The table's room (its game has started).
+    /// The table's room (its game starts once everyone at it is connected).
     pub room_id: Uuid,
     /// The player's seat.
     pub seat: u8,

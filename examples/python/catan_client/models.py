@@ -2324,7 +2324,7 @@ class QueueRequest(TypedDict):
 class QueueSeated(TypedDict):
     """Where a queued player sits once their table formed."""
     room_id: str
-    """The table's room (its game has started)."""
+    """The table's room (its game starts once everyone at it is connected)."""
     seat: int
     """The player's seat."""
     token: str

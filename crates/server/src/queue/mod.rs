@@ -1,9 +1,11 @@
 //! Quick play (docs/protocol/26-quick-play.md): signed-in players queue for a table
 //! of three or four, rated or not, with or without bots; tables form by rating, the
-//! longest waiting first, and each is seated in a new room whose game starts at
-//! once (a player who does not connect gets the room's stand-in bot, as in any
-//! game). The queue is kept in the store, so that a player is never seated twice
-//! even when several instances form tables from it.
+//! longest waiting first, and each is seated in a new room whose game starts once
+//! every person at it is connected; a person who does not connect in time is
+//! dropped and their seat filled again from the queue or by a bot. The queue and
+//! its gathering tables are kept in the store, so that a player is never seated
+//! twice even when several instances form tables from it, and a table whose
+//! instance died gives its players back to the queue.
 //!
 //! # Layout
 //!
@@ -14,8 +16,11 @@
 //! - [`party`]: friends who queue together ([`party::Parties`]).
 //! - [`api`]: the HTTP handlers (`/api/queue`, `/api/queue/party`).
 //! - [`tables`]: the loop that forms tables and seats them in rooms.
+//! - [`gather`]: the tables whose game has not started: started once everyone is
+//!   connected, absent players dropped and their seats filled again.
 
 pub mod api;
+pub mod gather;
 pub mod matcher;
 pub mod party;
 pub mod service;
@@ -28,6 +33,12 @@ pub struct QueueConfig {
     /// it (when everyone at it allows bots).
     #[arg(long, env = "CATAN_QUEUE_BOTS_AFTER_SECS", default_value_t = 60)]
     pub queue_bots_after_secs: u64,
+
+    /// Seconds a player seated by the queue has to connect to the table's room;
+    /// one who has not by then is dropped from it and the seat filled again (the
+    /// game starts once every person at the table is connected).
+    #[arg(long, env = "CATAN_QUEUE_CONNECT_SECS", default_value_t = 30)]
+    pub queue_connect_secs: u64,
 
     /// Milliseconds between two formings of tables.
     #[arg(long, env = "CATAN_QUEUE_TICK_MS", default_value_t = 1000)]

@@ -1,10 +1,10 @@
 //! The loop that forms tables from the queue (with [`super::matcher`]) and seats
 //! each in a new room of this instance: the room is made with the table's options,
-//! its people seated under their players and its bots added, the seats written to
-//! the store in one transaction that takes only players still waiting (so nobody is
-//! seated twice, whichever instance formed the table), and its game started.
-//! Whatever fails before that write closes the room and leaves the players waiting
-//! for the next forming.
+//! its people seated under their players, the seats written to the store in one
+//! transaction that takes only players still waiting (so nobody is seated twice,
+//! whichever instance formed the table), and its bots added. Whatever fails before
+//! that write closes the room and leaves the players waiting for the next forming.
+//! The game starts once everyone is connected ([`super::gather`]).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -17,7 +17,8 @@ use super::matcher::{self, Ticket};
 use super::service::matching_rating;
 use crate::AppState;
 use crate::players::now_ms;
-use crate::store::{QueueRow, QueueSeat};
+use crate::room::RoomHandle;
+use crate::store::{QueueRow, QueueSeat, QueueTable};
 use crate::token;
 
 /// How long a seated player's row (with the seat's token) is kept for their own
@@ -43,7 +44,7 @@ pub async fn run(state: AppState) {
 }
 
 /// The bot level whose fixed rating is nearest `rating` (matched as players are).
-fn nearest_level(rating: f64) -> BotKind {
+pub(super) fn nearest_level(rating: f64) -> BotKind {
     [BotKind::Easy, BotKind::Medium, BotKind::Hard]
         .into_iter()
         .filter_map(|k| catan_ratings::bot_skill(k).map(|s| (k, f64::from(matching_rating(s)))))
@@ -51,8 +52,24 @@ fn nearest_level(rating: f64) -> BotKind {
         .map_or(BotKind::Medium, |(k, _)| k)
 }
 
-/// Forms the tables the queue allows now and seats them: how many players were
-/// seated.
+/// The tickets waiting for one kind of table, by ticket (a party's members share
+/// one), in the order they waited.
+pub(super) type Pool<'a> = BTreeMap<Uuid, Vec<&'a QueueRow>>;
+
+/// The matcher's tickets for `pool`.
+pub(super) fn tickets(pool: &Pool<'_>, now: u64) -> Vec<Ticket<Uuid>> {
+    pool.iter()
+        .map(|(id, rows)| Ticket {
+            key: *id,
+            ratings: rows.iter().map(|r| f64::from(r.rating)).collect(),
+            since_ms: rows.iter().map(|r| r.since).min().unwrap_or(now),
+            bots_ok: rows.iter().all(|r| r.bots_ok),
+        })
+        .collect()
+}
+
+/// Tends the tables still gathering, then forms the tables the queue allows now
+/// and seats them: how many players were seated.
 ///
 /// # Errors
 /// The store could not be read.
@@ -66,8 +83,8 @@ pub async fn form_once(state: &AppState) -> Result<usize, crate::store::StoreErr
         debug!(error = %e, "could not forget old seated rows");
     }
     let waiting = state.store.queue_waiting().await?;
-    // The tickets of each kind of table (a party's members share a ticket).
-    let mut pools: BTreeMap<(u8, bool), BTreeMap<Uuid, Vec<&QueueRow>>> = BTreeMap::new();
+    // The tickets of each kind of table.
+    let mut pools: BTreeMap<(u8, bool), Pool<'_>> = BTreeMap::new();
     for row in &waiting {
         pools
             .entry((row.seats, row.rated))
@@ -77,22 +94,14 @@ pub async fn form_once(state: &AppState) -> Result<usize, crate::store::StoreErr
             .push(row);
     }
     let schedule = state.config.queue.schedule();
-    let mut seated = 0;
-    for ((seats, rated), tickets) in &pools {
-        let list: Vec<Ticket<Uuid>> = tickets
-            .iter()
-            .map(|(id, rows)| Ticket {
-                key: *id,
-                ratings: rows.iter().map(|r| f64::from(r.rating)).collect(),
-                since_ms: rows.iter().map(|r| r.since).min().unwrap_or(now),
-                bots_ok: rows.iter().all(|r| r.bots_ok),
-            })
-            .collect();
-        for table in matcher::form(usize::from(*seats), &list, now, &schedule) {
+    // Tables gathering first: their seats are filled before new tables form.
+    let mut seated = super::gather::tend_all(state, now, &mut pools, &schedule).await?;
+    for ((seats, rated), pool) in &pools {
+        for table in matcher::form(usize::from(*seats), &tickets(pool, now), now, &schedule) {
             let members: Vec<&QueueRow> = table
                 .tickets
                 .iter()
-                .flat_map(|t| tickets[t].iter().copied())
+                .flat_map(|t| pool[t].iter().copied())
                 .collect();
             match seat(state, *seats, *rated, &members, table.bots, table.rating).await {
                 Ok(true) => seated += members.len(),
@@ -105,7 +114,8 @@ pub async fn form_once(state: &AppState) -> Result<usize, crate::store::StoreErr
 }
 
 /// Seats `members` and `bots` at a new room of `seats`: true when they are, false
-/// (the room closed) when one of them no longer waits.
+/// (the room closed) when one of them no longer waits. The game starts once they
+/// are all connected ([`super::gather`]).
 async fn seat(
     state: &AppState,
     seats: u8,
@@ -121,20 +131,44 @@ async fn seat(
     let room = state
         .rooms
         .create(state.room_context(), options, host.clone())?;
-    let close = |why: &'static str| {
-        let room = room.clone();
-        async move {
-            let _ = room.close(why.into()).await;
-        }
-    };
     if let Some(cluster) = &state.cluster
         && cluster.lease_room(room.id).await.is_err()
     {
-        close("the room could not be registered").await;
+        let _ = room.close("the room could not be registered".into()).await;
         return Err(LobbyError::StoreUnavailable);
     }
+    let table = QueueTable {
+        room_id: room.id,
+        host_token: host,
+        seats,
+        rated,
+        formed_at: now_ms(),
+    };
+    let done = sit(state, &room, &table, members, bots, rating).await;
+    if !matches!(done, Ok(true)) {
+        let _ = room.close("the table could not be seated".into()).await;
+    }
+    done
+}
+
+/// Seats `members` at `table`'s `room`, writes their seats to the store (false,
+/// and their seats left again, when one of them no longer waits), then seats
+/// `bots` of the level nearest `rating`.
+pub(super) async fn sit(
+    state: &AppState,
+    room: &RoomHandle,
+    table: &QueueTable,
+    members: &[&QueueRow],
+    bots: usize,
+    rating: f64,
+) -> Result<bool, LobbyError> {
     let at = now_ms();
     let mut given = Vec::with_capacity(members.len());
+    let leave = |given: Vec<(Uuid, QueueSeat)>| async move {
+        for (_, s) in given {
+            let _ = room.leave_seat(catan_engine::Seat(s.seat), s.token).await;
+        }
+    };
     for m in members {
         match room
             .take_seat(m.name.clone(), None, Some(m.player_id))
@@ -150,34 +184,28 @@ async fn seat(
                 },
             )),
             Err(e) => {
-                close("the table could not be seated").await;
+                leave(given).await;
                 return Err(e);
             }
         }
     }
-    let kind = nearest_level(rating);
-    for _ in 0..bots {
-        if let Err(e) = room
-            .add_bot(host.clone(), AddBotRequest { seat: None, kind })
-            .await
-        {
-            close("the table could not be seated").await;
-            return Err(e);
-        }
-    }
-    match state.store.queue_seat(&given).await {
+    match state.store.queue_seat(table, &given).await {
         Ok(true) => {}
         Ok(false) => {
-            close("a player of this table left the queue").await;
+            leave(given).await;
             return Ok(false);
         }
         Err(e) => {
-            close("the table could not be seated").await;
             warn!(error = %e, "could not write a table's seats");
+            leave(given).await;
             return Err(LobbyError::StoreUnavailable);
         }
     }
-    room.start(host).await?;
+    let kind = nearest_level(rating);
+    for _ in 0..bots {
+        room.add_bot(table.host_token.clone(), AddBotRequest { seat: None, kind })
+            .await?;
+    }
     Ok(true)
 }
 

@@ -17,8 +17,9 @@ use uuid::Uuid;
 
 use super::{
     ActionRecord, CeremonyKind, CeremonyRow, Claim, Finish, GameQuery, GameRecord, LeaderRow,
-    LobbyRecord, ModerationRow, NewGame, PartyJoin, PartyRow, PasskeyRow, PlayerRow, PlayerStats,
-    QueueRow, QueueSeat, QueueStore, SanctionRow, SessionRow, Store, StoreError, retry,
+    LobbyRecord, ModerationRow, NewGame, PartyJoin, PartyRow, PasskeyRow, PendingTable, PlayerRow,
+    PlayerStats, QueueRow, QueueSeat, QueueStore, QueueTable, SanctionRow, SessionRow, Store,
+    StoreError, retry,
 };
 use crate::metrics::Metrics;
 
@@ -378,10 +379,36 @@ impl QueueStore for Guarded {
         self.read("queue_waiting", self.limit, self.inner.queue_waiting())
             .await
     }
-    async fn queue_seat(&self, seats: &[(Uuid, QueueSeat)]) -> Result<bool, StoreError> {
+    async fn queue_seat(
+        &self,
+        table: &QueueTable,
+        seats: &[(Uuid, QueueSeat)],
+    ) -> Result<bool, StoreError> {
         // One attempt: the table is given up and formed again if it fails.
-        self.write("queue_seat", None, || self.inner.queue_seat(seats))
+        self.write("queue_seat", None, || self.inner.queue_seat(table, seats))
             .await
+    }
+    async fn queue_pending(&self) -> Result<Vec<PendingTable>, StoreError> {
+        self.read("queue_pending", self.limit, self.inner.queue_pending())
+            .await
+    }
+    async fn queue_drop(&self, player: Uuid, room: Uuid) -> Result<bool, StoreError> {
+        self.write("queue_drop", Some(retry::brief()), || {
+            self.inner.queue_drop(player, room)
+        })
+        .await
+    }
+    async fn queue_started(&self, room: Uuid) -> Result<(), StoreError> {
+        self.write("queue_started", Some(retry::brief()), || {
+            self.inner.queue_started(room)
+        })
+        .await
+    }
+    async fn queue_unseat(&self, room: Uuid, requeue: bool) -> Result<(), StoreError> {
+        self.write("queue_unseat", Some(retry::brief()), || {
+            self.inner.queue_unseat(room, requeue)
+        })
+        .await
     }
     async fn queue_forget(&self, before: u64) -> Result<u64, StoreError> {
         self.write("queue_forget", Some(retry::brief()), || {

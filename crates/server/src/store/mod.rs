@@ -36,7 +36,7 @@ pub use moderation::{ModerationRow, SanctionKind, SanctionRow};
 pub use options::StoredOptions;
 pub use passkeys::{CeremonyKind, CeremonyRow, PasskeyRow};
 pub use players::DELETED_NAME;
-pub use queue::{PartyJoin, PartyRow, QueueRow, QueueSeat, QueueStore};
+pub use queue::{PartyJoin, PartyRow, PendingTable, QueueRow, QueueSeat, QueueStore, QueueTable};
 pub use ratings::{LeaderRow, PlayerStats, Recomputed, bot_of_player_id, bot_player_id};
 pub use retry::connect_at_start;
 pub use single::{LockError, SqliteLock, lock as lock_sqlite};

@@ -1,6 +1,7 @@
-//! Quick play's queue as stored (`queue_tickets`; migration 0010): who waits for
-//! which table, and where each player was seated once a table formed. Seating is
-//! one transaction that takes only rows still waiting, so that a player is never
+//! Quick play's queue as stored (`queue_tickets`, migration 0010; `queue_tables`,
+//! 0012): who waits for which table, where each player was seated once a table
+//! formed, and the tables whose game has not started yet. Seating is one
+//! transaction that takes only rows still waiting, so that a player is never
 //! seated twice, whichever instance forms the table.
 
 use async_trait::async_trait;
@@ -13,7 +14,7 @@ use super::players::{millis, opt_millis, uuid};
 use super::{SqlStore, StoreError, keeps_no_players};
 
 /// Where a queued player was seated.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct QueueSeat {
     /// The room of the table.
     pub room_id: Uuid,
@@ -23,6 +24,53 @@ pub struct QueueSeat {
     pub token: String,
     /// When (Unix ms).
     pub at: u64,
+}
+
+/// A table of the queue whose room was made (a row of `queue_tables`).
+#[derive(Clone, PartialEq, Eq)]
+pub struct QueueTable {
+    /// The table's room.
+    pub room_id: Uuid,
+    /// The room's host token, to start its game.
+    pub host_token: String,
+    /// Seats at the table: 3 or 4.
+    pub seats: u8,
+    /// A rated table.
+    pub rated: bool,
+    /// When it formed (Unix ms).
+    pub formed_at: u64,
+}
+
+impl std::fmt::Debug for QueueTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The host token is a secret: never in a log.
+        f.debug_struct("QueueTable")
+            .field("room_id", &self.room_id)
+            .field("seats", &self.seats)
+            .field("rated", &self.rated)
+            .field("formed_at", &self.formed_at)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A table whose game has not started, with its players' rows (each seated at it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingTable {
+    /// The table.
+    pub table: QueueTable,
+    /// Its players still seated, in the order of their seats.
+    pub players: Vec<QueueRow>,
+}
+
+impl std::fmt::Debug for QueueSeat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The seat's token is a secret: never in a log.
+        f.debug_struct("QueueSeat")
+            .field("room_id", &self.room_id)
+            .field("seat", &self.seat)
+            .field("at", &self.at)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A player in the queue (a row of `queue_tickets`).
@@ -77,8 +125,10 @@ pub enum PartyJoin {
 #[async_trait]
 pub trait QueueStore: Send + Sync {
     /// Queues `rows` (a player alone, or a party sharing a ticket) in one
-    /// transaction: a player already waiting is a [`StoreError::Conflict`], and
-    /// nobody is queued; a seat given earlier is forgotten.
+    /// transaction: a player already waiting, or seated at a table whose game has
+    /// not started (a gathering table: they are in its room's lobby), is a
+    /// [`StoreError::Conflict`], and nobody is queued; a seat given earlier at a
+    /// started table is forgotten.
     async fn queue_join(&self, rows: &[QueueRow]) -> Result<(), StoreError> {
         let _ = rows;
         Err(keeps_no_players())
@@ -98,13 +148,41 @@ pub trait QueueStore: Send + Sync {
     async fn queue_waiting(&self) -> Result<Vec<QueueRow>, StoreError> {
         Err(keeps_no_players())
     }
-    /// Seats a table's players where `seats` says, in one transaction: false, and
+    /// Seats players at `table` where `seats` says, in one transaction, keeping
+    /// the table (made by a table's first seating, kept by a refill's): false, and
     /// nobody seated, when one of them is no longer waiting.
-    async fn queue_seat(&self, seats: &[(Uuid, QueueSeat)]) -> Result<bool, StoreError> {
-        let _ = seats;
+    async fn queue_seat(
+        &self,
+        table: &QueueTable,
+        seats: &[(Uuid, QueueSeat)],
+    ) -> Result<bool, StoreError> {
+        let _ = (table, seats);
         Err(keeps_no_players())
     }
-    /// Forgets the rows of players seated before `before` (Unix ms): how many.
+    /// The tables whose game has not started, oldest first, with their players.
+    async fn queue_pending(&self) -> Result<Vec<PendingTable>, StoreError> {
+        Err(keeps_no_players())
+    }
+    /// Drops `player` from the table of `room` (they did not connect): false when
+    /// they were not seated there.
+    async fn queue_drop(&self, player: Uuid, room: Uuid) -> Result<bool, StoreError> {
+        let _ = (player, room);
+        Err(keeps_no_players())
+    }
+    /// The game of the table of `room` started.
+    async fn queue_started(&self, room: Uuid) -> Result<(), StoreError> {
+        let _ = room;
+        Err(keeps_no_players())
+    }
+    /// Ends the table of `room` before its game started: with `requeue`, its
+    /// players wait again where they waited before (their first `since`), else
+    /// they leave the queue.
+    async fn queue_unseat(&self, room: Uuid, requeue: bool) -> Result<(), StoreError> {
+        let _ = (room, requeue);
+        Err(keeps_no_players())
+    }
+    /// Forgets the rows of players seated before `before` (Unix ms) at tables
+    /// whose game started, and those tables: how many rows.
     async fn queue_forget(&self, before: u64) -> Result<u64, StoreError> {
         let _ = before;
         Err(keeps_no_players())
@@ -181,6 +259,20 @@ impl QueueStore for SqlStore {
     async fn queue_join(&self, rows: &[QueueRow]) -> Result<(), StoreError> {
         let mut tx = self.pool().begin().await?;
         for r in rows {
+            // A seat at a table still gathering is a seat in a room's lobby.
+            let gathering = sqlx::query(
+                "SELECT q.player_id FROM queue_tickets q \
+                 JOIN queue_tables t ON t.room_id = q.room_id \
+                 WHERE q.player_id = $1 AND t.started = 0",
+            )
+            .bind(r.player_id.to_string())
+            .fetch_optional(&mut *tx)
+            .await?;
+            if gathering.is_some() {
+                return Err(StoreError::Conflict(sqlx::Error::Protocol(
+                    "seated at a quick-play table that has not started".into(),
+                )));
+            }
             // A seat given earlier is forgotten as its player queues again.
             sqlx::query("DELETE FROM queue_tickets WHERE player_id = $1 AND room_id IS NOT NULL")
                 .bind(r.player_id.to_string())
@@ -233,12 +325,27 @@ impl QueueStore for SqlStore {
         rows.iter().map(queued).collect()
     }
 
-    async fn queue_seat(&self, seats: &[(Uuid, QueueSeat)]) -> Result<bool, StoreError> {
+    async fn queue_seat(
+        &self,
+        table: &QueueTable,
+        seats: &[(Uuid, QueueSeat)],
+    ) -> Result<bool, StoreError> {
         // In the players' order, so that two formings sharing players lock their
         // rows in one order and do not deadlock.
         let mut ordered: Vec<&(Uuid, QueueSeat)> = seats.iter().collect();
         ordered.sort_by_key(|(player, _)| *player);
         let mut tx = self.pool().begin().await?;
+        sqlx::query(
+            "INSERT INTO queue_tables (room_id, host_token, seats, rated, formed_at, started) \
+             VALUES ($1, $2, $3, $4, $5, 0) ON CONFLICT (room_id) DO NOTHING",
+        )
+        .bind(table.room_id.to_string())
+        .bind(&table.host_token)
+        .bind(i64::from(table.seats))
+        .bind(i64::from(table.rated))
+        .bind(to_i64(table.formed_at))
+        .execute(&mut *tx)
+        .await?;
         for (player, at) in ordered {
             let done = sqlx::query(
                 "UPDATE queue_tickets SET room_id = $2, seat = $3, seat_token = $4, \
@@ -261,12 +368,98 @@ impl QueueStore for SqlStore {
         Ok(true)
     }
 
-    async fn queue_forget(&self, before: u64) -> Result<u64, StoreError> {
-        let done =
-            sqlx::query("DELETE FROM queue_tickets WHERE room_id IS NOT NULL AND seated_at < $1")
-                .bind(to_i64(before))
-                .execute(self.pool())
+    async fn queue_pending(&self) -> Result<Vec<PendingTable>, StoreError> {
+        let tables = sqlx::query(
+            "SELECT room_id, host_token, seats, rated, formed_at FROM queue_tables \
+             WHERE started = 0 ORDER BY formed_at, room_id",
+        )
+        .fetch_all(self.pool())
+        .await?;
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM queue_tickets WHERE room_id IN \
+             (SELECT room_id FROM queue_tables WHERE started = 0) ORDER BY seat"
+        ))
+        .fetch_all(self.pool())
+        .await?;
+        let mut players: Vec<QueueRow> = rows.iter().map(queued).collect::<Result<_, _>>()?;
+        tables
+            .iter()
+            .map(|t| {
+                let room_id = uuid(t, "room_id")?;
+                let (mine, rest) = players
+                    .drain(..)
+                    .partition(|p| p.seated.as_ref().is_some_and(|s| s.room_id == room_id));
+                players = rest;
+                Ok(PendingTable {
+                    table: QueueTable {
+                        room_id,
+                        host_token: t.try_get("host_token")?,
+                        seats: u8::try_from(t.try_get::<i64, _>("seats")?).unwrap_or(0),
+                        rated: t.try_get::<i64, _>("rated")? != 0,
+                        formed_at: millis(t, "formed_at")?,
+                    },
+                    players: mine,
+                })
+            })
+            .collect()
+    }
+
+    async fn queue_drop(&self, player: Uuid, room: Uuid) -> Result<bool, StoreError> {
+        let done = sqlx::query("DELETE FROM queue_tickets WHERE player_id = $1 AND room_id = $2")
+            .bind(player.to_string())
+            .bind(room.to_string())
+            .execute(self.pool())
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn queue_started(&self, room: Uuid) -> Result<(), StoreError> {
+        sqlx::query("UPDATE queue_tables SET started = 1 WHERE room_id = $1")
+            .bind(room.to_string())
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
+    async fn queue_unseat(&self, room: Uuid, requeue: bool) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await?;
+        let room = room.to_string();
+        if requeue {
+            sqlx::query(
+                "UPDATE queue_tickets SET room_id = NULL, seat = NULL, seat_token = NULL, \
+                 seated_at = NULL WHERE room_id = $1",
+            )
+            .bind(&room)
+            .execute(&mut *tx)
+            .await?;
+        } else {
+            sqlx::query("DELETE FROM queue_tickets WHERE room_id = $1")
+                .bind(&room)
+                .execute(&mut *tx)
                 .await?;
+        }
+        sqlx::query("DELETE FROM queue_tables WHERE room_id = $1")
+            .bind(&room)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn queue_forget(&self, before: u64) -> Result<u64, StoreError> {
+        let mut tx = self.pool().begin().await?;
+        let done = sqlx::query(
+            "DELETE FROM queue_tickets WHERE room_id IS NOT NULL AND seated_at < $1 \
+             AND room_id NOT IN (SELECT room_id FROM queue_tables WHERE started = 0)",
+        )
+        .bind(to_i64(before))
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("DELETE FROM queue_tables WHERE started = 1 AND formed_at < $1")
+            .bind(to_i64(before))
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
         Ok(done.rows_affected())
     }
 
