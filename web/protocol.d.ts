@@ -3,7 +3,7 @@
 // Client-sent forms that differ from the server-written ones end in `Input`.
 
 /** Every WebSocket message (ClientMessage, ServerMessage) and every JSON body of the HTTP API of catan-server, protocol version 1: what clients send as the server reads it, what the server writes exactly as it writes it (see protocol.md). The root accepts any one of them; validate against `#/$defs/{name}` for one type. */
-export type AnyMessageOrBody = ClientMessage | CreateRoomRequest | TakeSeatRequest | AddBotRequest | CloseRoomRequest | KickRequest | GuestRequest | ClaimRequest | SignInRequest | RenameRequest | ModerationRequest | PasskeyRegistrationRequest | PasskeySignInRequest | QueueRequest | ServerMessage | CreateRoomResponse | RoomList | RoomInfo | TakeSeatResponse | AddBotResponse | ErrorBody | GameList | GameSummary | Replay | AdminRoomList | AdminRoomDetail | CloseRoomResponse | ServerStats | BoardGeometry | RematchResponse | PlayerInfo | SignedIn | SessionList | PlayerProfile | Leaderboard | AdminPlayerList | AdminPlayerDetail | AdminPlayer | PasskeyChallenge | PasskeyList | QueueStatus | PartyInfo;
+export type AnyMessageOrBody = ClientMessage | CreateRoomRequest | TakeSeatRequest | AddBotRequest | CloseRoomRequest | KickRequest | GuestRequest | ClaimRequest | SignInRequest | RenameRequest | ModerationRequest | PasskeyRegistrationRequest | PasskeySignInRequest | QueueRequest | QueueClientMessage | ServerMessage | CreateRoomResponse | RoomList | RoomInfo | TakeSeatResponse | AddBotResponse | ErrorBody | GameList | GameSummary | Replay | AdminRoomList | AdminRoomDetail | CloseRoomResponse | ServerStats | BoardGeometry | RematchResponse | PlayerInfo | SignedIn | SessionList | PlayerProfile | Leaderboard | AdminPlayerList | AdminPlayerDetail | AdminPlayer | PasskeyChallenge | PasskeyList | QueueStatus | PartyInfo | QueueServerMessage;
 
 /**
  * A request to change the game. `Game::apply` accepts it or says why not.
@@ -1588,6 +1588,23 @@ export interface PrivateView {
   maritime_ratios: number[];
 }
 
+/** What a client sends on the queue's socket (`GET /api/queue/ws`; protocol 26.5). */
+export type QueueClientMessage =
+  /** Joins the queue for the table described, as `POST /api/queue`. */
+  | {
+    type: "join";
+    /** Seats at the table: 3 or 4. */
+    seats: number;
+    /** Whether bots may complete the table after a wait (default yes). */
+    bots?: boolean;
+    /** A rated table (default not). */
+    rated?: boolean;
+  }
+  /** Leaves the queue, as `DELETE /api/queue`. */
+  | {
+    type: "leave";
+  };
+
 /** `POST /api/queue` body: the table a player waits for (protocol 26.1). */
 export interface QueueRequest {
   /** Seats at the table: 3 or 4. */
@@ -1607,6 +1624,35 @@ export interface QueueSeated {
   /** The seat's token, to connect (`/api/rooms/{room_id}/ws?token=`). */
   token: string;
 }
+
+/** What the server sends on the queue's socket (protocol 26.5). */
+export type QueueServerMessage =
+  /**
+   * The player's place in the queue, or their seat once their table formed: sent
+   * on connecting, after each join, and whenever anything but the time waited
+   * changes.
+   */
+  | {
+    type: "status";
+  } & QueueStatus
+  /**
+   * The player is not in the queue: sent on connecting, after leaving, and when
+   * they are dropped from a table (protocol 26.4).
+   */
+  | {
+    type: "not_queued";
+  }
+  /** A message was refused; nothing changed. */
+  | {
+    type: "error";
+    /**
+     * Stable machine-readable code, as the HTTP call's (`bad_request`,
+     * `already_queued`, `rate_limited`, ...).
+     */
+    code: string;
+    /** Human-readable explanation. */
+    message: string;
+  };
 
 /** A player's place in the queue (`POST` and `GET /api/queue`; protocol 26.1). */
 export interface QueueStatus {

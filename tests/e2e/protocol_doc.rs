@@ -301,6 +301,8 @@ fn check(ex: &Example) -> Result<Value, String> {
         "QueueRequest" => round_trip::<catan_protocol::QueueRequest>(ex, false),
         "QueueStatus" => round_trip::<catan_protocol::QueueStatus>(ex, true),
         "PartyInfo" => round_trip::<catan_protocol::PartyInfo>(ex, true),
+        "QueueClientMessage" => round_trip::<catan_protocol::QueueClientMessage>(ex, false),
+        "QueueServerMessage" => round_trip::<catan_protocol::QueueServerMessage>(ex, true),
         other => Err(format!("unknown type `{other}` in the parse marker")),
     }
 }

@@ -66,8 +66,9 @@ pub use lobby::{
 pub use players::{
     ClaimRequest, GuestRequest, Leaderboard, LeaderboardEntry, LeaderboardQuery, PartyInfo,
     PartyMember, PasskeyChallenge, PasskeyInfo, PasskeyList, PasskeyRegistrationRequest,
-    PasskeySignInRequest, PlayerInfo, PlayerProfile, ProfileQuery, QueueRequest, QueueSeated,
-    QueueStatus, RatingInfo, RenameRequest, SessionInfo, SessionList, SignInRequest, SignedIn,
+    PasskeySignInRequest, PlayerInfo, PlayerProfile, ProfileQuery, QueueClientMessage,
+    QueueRequest, QueueSeated, QueueServerMessage, QueueStatus, RatingInfo, RenameRequest,
+    SessionInfo, SessionList, SignInRequest, SignedIn,
 };
 pub use room::{
     BotKind, DEFAULT_DISCARD_TIMEOUT_SECS, DEFAULT_STAND_IN_SECS, DEFAULT_TRADE_TIMEOUT_SECS,

@@ -235,6 +235,37 @@ pub struct QueueStatus {
     pub seated: Option<QueueSeated>,
 }
 
+/// What a client sends on the queue's socket (`GET /api/queue/ws`; protocol 26.5).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum QueueClientMessage {
+    /// Joins the queue for the table described, as `POST /api/queue`.
+    Join(QueueRequest),
+    /// Leaves the queue, as `DELETE /api/queue`.
+    Leave,
+}
+
+/// What the server sends on the queue's socket (protocol 26.5).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum QueueServerMessage {
+    /// The player's place in the queue, or their seat once their table formed: sent
+    /// on connecting, after each join, and whenever anything but the time waited
+    /// changes.
+    Status(QueueStatus),
+    /// The player is not in the queue: sent on connecting, after leaving, and when
+    /// they are dropped from a table (protocol 26.4).
+    NotQueued,
+    /// A message was refused; nothing changed.
+    Error {
+        /// Stable machine-readable code, as the HTTP call's (`bad_request`,
+        /// `already_queued`, `rate_limited`, ...).
+        code: String,
+        /// Human-readable explanation.
+        message: String,
+    },
+}
+
 /// A member of a party (protocol 26.3).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct PartyMember {

@@ -44,8 +44,9 @@ use crate::lobby::{
 };
 use crate::players::{
     ClaimRequest, GuestRequest, Leaderboard, PartyInfo, PasskeyChallenge, PasskeyList,
-    PasskeyRegistrationRequest, PasskeySignInRequest, PlayerInfo, PlayerProfile, QueueRequest,
-    QueueStatus, RenameRequest, SessionList, SignInRequest, SignedIn,
+    PasskeyRegistrationRequest, PasskeySignInRequest, PlayerInfo, PlayerProfile,
+    QueueClientMessage, QueueRequest, QueueServerMessage, QueueStatus, RenameRequest, SessionList,
+    SignInRequest, SignedIn,
 };
 use crate::room::RoomInfo;
 use crate::ws::{ClientMessage, ServerMessage};
@@ -60,7 +61,7 @@ const DEFS: &str = "#/$defs/";
 pub const INPUT_SUFFIX: &str = "Input";
 
 /// The types clients send, by the names of their definitions.
-pub const CLIENT_SENT: [&str; 14] = [
+pub const CLIENT_SENT: [&str; 15] = [
     "ClientMessage",
     "CreateRoomRequest",
     "TakeSeatRequest",
@@ -75,10 +76,11 @@ pub const CLIENT_SENT: [&str; 14] = [
     "PasskeyRegistrationRequest",
     "PasskeySignInRequest",
     "QueueRequest",
+    "QueueClientMessage",
 ];
 
 /// The types the server writes, by the names of their definitions.
-pub const SERVER_WRITTEN: [&str; 28] = [
+pub const SERVER_WRITTEN: [&str; 29] = [
     "ServerMessage",
     "CreateRoomResponse",
     "RoomList",
@@ -107,6 +109,7 @@ pub const SERVER_WRITTEN: [&str; 28] = [
     "PasskeyList",
     "QueueStatus",
     "PartyInfo",
+    "QueueServerMessage",
 ];
 
 /// Adds `T` to `generator`'s definitions, checking that it is named `name`.
@@ -138,6 +141,7 @@ fn client_definitions() -> Map<String, Value> {
     add::<PasskeyRegistrationRequest>(&mut g, CLIENT_SENT[11]);
     add::<PasskeySignInRequest>(&mut g, CLIENT_SENT[12]);
     add::<QueueRequest>(&mut g, CLIENT_SENT[13]);
+    add::<QueueClientMessage>(&mut g, CLIENT_SENT[14]);
     g.take_definitions(true)
 }
 
@@ -174,6 +178,7 @@ fn server_definitions() -> Map<String, Value> {
     add::<PasskeyList>(&mut g, SERVER_WRITTEN[25]);
     add::<QueueStatus>(&mut g, SERVER_WRITTEN[26]);
     add::<PartyInfo>(&mut g, SERVER_WRITTEN[27]);
+    add::<QueueServerMessage>(&mut g, SERVER_WRITTEN[28]);
     g.take_definitions(true)
 }
 

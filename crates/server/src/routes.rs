@@ -69,6 +69,7 @@ pub fn app(state: AppState) -> Router {
                 .delete(queue::api::leave_party),
         )
         .route("/api/queue/party/{code}", post(queue::api::join_party))
+        .route("/api/queue/ws", get(queue::socket::websocket))
         .route("/api/me/passkeys", get(players::api::passkeys))
         .route(
             "/api/me/passkeys/start",

@@ -163,8 +163,15 @@ __all__ = [
     "PointsBySource",
     "Position",
     "PrivateView",
+    "QueueClientMessage",
+    "QueueClientMessageJoin",
+    "QueueClientMessageLeave",
     "QueueRequest",
     "QueueSeated",
+    "QueueServerMessage",
+    "QueueServerMessageError",
+    "QueueServerMessageNotQueued",
+    "QueueServerMessageStatus",
     "QueueStatus",
     "RatingChange",
     "RatingInfo",
@@ -2311,6 +2318,26 @@ class PlayerInfo(TypedDict):
     """Display name."""
 
 
+class QueueClientMessageJoin(TypedDict):
+    """Joins the queue for the table described, as `POST /api/queue`."""
+    bots: NotRequired[bool]
+    """Whether bots may complete the table after a wait (default yes)."""
+    rated: NotRequired[bool]
+    """A rated table (default not)."""
+    seats: int
+    """Seats at the table: 3 or 4."""
+    type: Literal["join"]
+
+
+class QueueClientMessageLeave(TypedDict):
+    """Leaves the queue, as `DELETE /api/queue`."""
+    type: Literal["leave"]
+
+
+# What a client sends on the queue's socket (`GET /api/queue/ws`; protocol 26.5).
+QueueClientMessage = QueueClientMessageJoin | QueueClientMessageLeave
+
+
 class QueueRequest(TypedDict):
     """`POST /api/queue` body: the table a player waits for (protocol 26.1)."""
     bots: NotRequired[bool]
@@ -2329,6 +2356,56 @@ class QueueSeated(TypedDict):
     """The player's seat."""
     token: str
     """The seat's token, to connect (`/api/rooms/{room_id}/ws?token=`)."""
+
+
+class QueueServerMessageError(TypedDict):
+    """A message was refused; nothing changed."""
+    code: str
+    """
+    Stable machine-readable code, as the HTTP call's (`bad_request`,
+    `already_queued`, `rate_limited`, ...).
+    """
+    message: str
+    """Human-readable explanation."""
+    type: Literal["error"]
+
+
+class QueueServerMessageNotQueued(TypedDict):
+    """
+    The player is not in the queue: sent on connecting, after leaving, and when
+    they are dropped from a table (protocol 26.4).
+    """
+    type: Literal["not_queued"]
+
+
+class QueueServerMessageStatus(TypedDict):
+    """
+    The player's place in the queue, or their seat once their table formed: sent
+    on connecting, after each join, and whenever anything but the time waited
+    changes.
+    """
+    bots: bool
+    """Whether bots may complete it."""
+    position: int | None
+    """
+    The player's place among those waiting for the same table, longest waiting
+    first (1: next); `null` once seated.
+    """
+    rated: bool
+    """A rated table."""
+    seated: QueueSeated | None
+    """Where the player sits once the table formed; `null` while waiting."""
+    seats: int
+    """Seats at the table waited for."""
+    since: int
+    """When the player joined (Unix milliseconds)."""
+    waited_ms: int
+    """Milliseconds waited so far (until seated)."""
+    type: Literal["status"]
+
+
+# What the server sends on the queue's socket (protocol 26.5).
+QueueServerMessage = QueueServerMessageStatus | QueueServerMessageNotQueued | QueueServerMessageError
 
 
 class QueueStatus(TypedDict):

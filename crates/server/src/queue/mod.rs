@@ -15,6 +15,7 @@
 //! - [`service`]: joining, leaving and the status of a player ([`service::Queue`]).
 //! - [`party`]: friends who queue together ([`party::Parties`]).
 //! - [`api`]: the HTTP handlers (`/api/queue`, `/api/queue/party`).
+//! - [`socket`]: the queue over a WebSocket (`/api/queue/ws`).
 //! - [`tables`]: the loop that forms tables and seats them in rooms.
 //! - [`gather`]: the tables whose game has not started: started once everyone is
 //!   connected, absent players dropped and their seats filled again.
@@ -24,6 +25,7 @@ pub mod gather;
 pub mod matcher;
 pub mod party;
 pub mod service;
+pub mod socket;
 pub mod tables;
 
 /// How the queue works (flags and variables of the server).
