@@ -902,3 +902,61 @@ async fn the_queue_over_a_websocket() {
     assert_eq!(code, Some(4008));
     server.stop().await;
 }
+
+/// Many joining one party at the same moment: it never holds more than three
+/// (each join waits for the one before it in the database), on PostgreSQL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_party_joined_by_many_at_once_holds_three() {
+    use catan_server::store::{PartyJoin, PlayerRow, QueueStore, SqlStore, Store};
+    use std::sync::Arc;
+    use uuid::Uuid;
+
+    let url = fresh_postgres_url().await;
+    let store = Arc::new(SqlStore::connect(&url).await.expect("store"));
+    // Five parties, each joined by eleven at once (without the party's row held,
+    // three runs of three failed).
+    for round in 0..5u64 {
+        let mut players = Vec::new();
+        for i in 0..12u64 {
+            let id = Uuid::new_v4();
+            store
+                .create_player(&PlayerRow {
+                    id,
+                    name: format!("P{round}-{i}"),
+                    password_hash: None,
+                    created_at: i,
+                    deleted: false,
+                })
+                .await
+                .expect("player");
+            players.push(id);
+        }
+        let code = format!("PARTY{round}");
+        store
+            .party_create(&code, players[0], "P0", 1)
+            .await
+            .expect("party");
+        let joins: Vec<_> = players[1..]
+            .iter()
+            .map(|p| {
+                let (store, p, code) = (store.clone(), *p, code.clone());
+                tokio::spawn(async move { store.party_join(&code, p, "x", 2, 3).await })
+            })
+            .collect();
+        let mut joined = 0;
+        for j in joins {
+            match j.await.expect("task").expect("no error") {
+                PartyJoin::Joined => joined += 1,
+                PartyJoin::Full => {}
+                PartyJoin::NotFound => panic!("the party exists"),
+            }
+        }
+        assert_eq!(joined, 2, "round {round}: the leader and two more");
+        let party = store
+            .party_of(players[0])
+            .await
+            .expect("read")
+            .expect("party");
+        assert_eq!(party.members.len(), 3);
+    }
+}

@@ -500,11 +500,16 @@ impl QueueStore for SqlStore {
         most: u8,
     ) -> Result<PartyJoin, StoreError> {
         let mut tx = self.pool().begin().await?;
-        let exists = sqlx::query("SELECT code FROM queue_parties WHERE code = $1")
-            .bind(code)
-            .fetch_optional(&mut *tx)
-            .await?;
-        if exists.is_none() {
+        // Writing the party's row first (changing nothing) holds it until the end
+        // of the transaction: joins of one party wait for each other, so that the
+        // count below is not read by two at once (PostgreSQL's row lock; SQLite
+        // has one writer anyway). No row: no such party.
+        let exists =
+            sqlx::query("UPDATE queue_parties SET created_at = created_at WHERE code = $1")
+                .bind(code)
+                .execute(&mut *tx)
+                .await?;
+        if exists.rows_affected() == 0 {
             return Ok(PartyJoin::NotFound);
         }
         let count: i64 =
