@@ -27,6 +27,8 @@ pub mod party;
 pub mod service;
 pub mod socket;
 pub mod tables;
+#[cfg(test)]
+mod tests;
 
 /// How the queue works (flags and variables of the server).
 #[derive(Clone, Debug, clap::Args)]

@@ -56,6 +56,20 @@ pub(super) fn nearest_level(rating: f64) -> BotKind {
 /// one), in the order they waited.
 pub(super) type Pool<'a> = BTreeMap<Uuid, Vec<&'a QueueRow>>;
 
+/// The tickets of each kind of table (seats, rated) among `waiting`.
+pub(super) fn pools(waiting: &[QueueRow]) -> BTreeMap<(u8, bool), Pool<'_>> {
+    let mut pools: BTreeMap<(u8, bool), Pool<'_>> = BTreeMap::new();
+    for row in waiting {
+        pools
+            .entry((row.seats, row.rated))
+            .or_default()
+            .entry(row.ticket)
+            .or_default()
+            .push(row);
+    }
+    pools
+}
+
 /// The matcher's tickets for `pool`.
 pub(super) fn tickets(pool: &Pool<'_>, now: u64) -> Vec<Ticket<Uuid>> {
     pool.iter()
@@ -83,16 +97,7 @@ pub async fn form_once(state: &AppState) -> Result<usize, crate::store::StoreErr
         debug!(error = %e, "could not forget old seated rows");
     }
     let waiting = state.store.queue_waiting().await?;
-    // The tickets of each kind of table.
-    let mut pools: BTreeMap<(u8, bool), Pool<'_>> = BTreeMap::new();
-    for row in &waiting {
-        pools
-            .entry((row.seats, row.rated))
-            .or_default()
-            .entry(row.ticket)
-            .or_default()
-            .push(row);
-    }
+    let mut pools = pools(&waiting);
     let schedule = state.config.queue.schedule();
     // Tables gathering first: their seats are filled before new tables form.
     let mut seated = super::gather::tend_all(state, now, &mut pools, &schedule).await?;
