@@ -671,7 +671,6 @@ async fn who_does_not_connect_is_dropped_and_the_seat_refilled_on_postgres() {
 /// its game started) gives its players back to the queue, where they waited.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_table_that_lost_its_instance_gives_its_players_back() {
-    use catan_server::queue::gather::ORPHAN_MS;
     use catan_server::store::{QueueSeat, QueueStore, QueueTable, SqlStore};
 
     let url = fresh_postgres_url().await;
@@ -682,6 +681,7 @@ async fn a_table_that_lost_its_instance_gives_its_players_back() {
     })
     .await;
     let store = SqlStore::connect(&url).await.expect("store");
+    let orphan_ms = catan_server::Config::for_tests().queue.orphan_ms();
     let ann = server.guest("Ann").await.0;
     let bob = server.guest("Bob").await.0;
     join(&server, &ann, 4, false).await;
@@ -701,7 +701,7 @@ async fn a_table_that_lost_its_instance_gives_its_players_back() {
         host_token: "gone".into(),
         seats: 4,
         rated: false,
-        formed_at: now - ORPHAN_MS - 1000,
+        formed_at: now - orphan_ms - 1000,
     };
     let seats: Vec<_> = [&ann, &bob]
         .iter()
@@ -713,7 +713,7 @@ async fn a_table_that_lost_its_instance_gives_its_players_back() {
                     room_id,
                     seat: u8::try_from(i).expect("seat"),
                     token: format!("t{i}"),
-                    at: now - ORPHAN_MS - 1000,
+                    at: now - orphan_ms - 1000,
                 },
             )
         })

@@ -9,12 +9,13 @@
 //!   window, before anyone waiting less), or by bots when the matcher would give a
 //!   table of that ticket bots;
 //! - everyone dropped: the room closes;
-//! - still gathering [`GIVE_UP_MS`] after it formed: the room closes, telling its
-//!   players to queue again, and they leave the queue.
+//! - still gathering `--queue-give-up-secs` after it formed: the room closes,
+//!   telling its players to queue again, and they leave the queue.
 //!
 //! A table whose room is on no instance any more (the instance that formed it was
-//! killed) is noticed by any instance once it is older than [`ORPHAN_MS`]: its
-//! players wait in the queue again from where they waited before.
+//! killed) is noticed by any instance once it is older than
+//! [`super::QueueConfig::orphan_ms`]: its players wait in the queue again from
+//! where they waited before.
 
 use std::collections::BTreeMap;
 
@@ -28,13 +29,6 @@ use super::tables::{Pool, sit, tickets};
 use crate::AppState;
 use crate::room::RoomHandle;
 use crate::store::{PendingTable, QueueRow, StoreError};
-
-/// How long a table may gather, from when it formed, before it is given up.
-pub const GIVE_UP_MS: u64 = 3 * 60 * 1000;
-
-/// A gathering table older than this lost the instance that formed it (which
-/// gives its own tables up at [`GIVE_UP_MS`]).
-pub const ORPHAN_MS: u64 = GIVE_UP_MS + 60 * 1000;
 
 /// What the message of a given-up table says.
 const GIVEN_UP: &str = "quick play could not complete this table in time; join the queue again";
@@ -61,7 +55,7 @@ pub(super) async fn tend_all(
     for pending in state.store.queue_pending().await? {
         let id = pending.table.room_id;
         let Ok(room) = state.rooms.get(id) else {
-            if now.saturating_sub(pending.table.formed_at) > ORPHAN_MS {
+            if now.saturating_sub(pending.table.formed_at) > state.config.queue.orphan_ms() {
                 info!(room = %id, "a gathering table lost its instance; its players wait again");
                 if let Err(e) = state.store.queue_unseat(id, true).await {
                     debug!(error = %e, "could not give a lost table's players back");
@@ -98,7 +92,7 @@ async fn tend(
         store.queue_started(id).await.map_err(unavailable)?;
         return Ok(0);
     }
-    if now.saturating_sub(pending.table.formed_at) > GIVE_UP_MS {
+    if now.saturating_sub(pending.table.formed_at) > state.config.queue.give_up_ms() {
         info!(room = %id, "a quick-play table was given up");
         let _ = room.close(GIVEN_UP.into()).await;
         store.queue_unseat(id, false).await.map_err(unavailable)?;

@@ -30,6 +30,9 @@ pub mod tables;
 #[cfg(test)]
 mod tests;
 
+/// How long after a table's give-up any instance takes it for lost (ms).
+pub const ORPHAN_MARGIN_MS: u64 = 15_000;
+
 /// How the queue works (flags and variables of the server).
 #[derive(Clone, Debug, clap::Args)]
 pub struct QueueConfig {
@@ -44,6 +47,13 @@ pub struct QueueConfig {
     #[arg(long, env = "CATAN_QUEUE_CONNECT_SECS", default_value_t = 30)]
     pub queue_connect_secs: u64,
 
+    /// Seconds a table of quick play may gather (from when it formed) before it is
+    /// given up: its room closes and its players leave the queue. A table still
+    /// gathering 15 s after that has lost its instance, and any instance gives its
+    /// players back to the queue.
+    #[arg(long, env = "CATAN_QUEUE_GIVE_UP_SECS", default_value_t = 180)]
+    pub queue_give_up_secs: u64,
+
     /// Milliseconds between two formings of tables.
     #[arg(long, env = "CATAN_QUEUE_TICK_MS", default_value_t = 1000)]
     pub queue_tick_ms: u64,
@@ -55,6 +65,19 @@ pub struct QueueConfig {
 }
 
 impl QueueConfig {
+    /// How long a table may gather before it is given up (ms).
+    #[must_use]
+    pub fn give_up_ms(&self) -> u64 {
+        self.queue_give_up_secs.saturating_mul(1000)
+    }
+
+    /// How old a gathering table is when any instance takes it for lost (ms): its
+    /// own instance gives it up at [`QueueConfig::give_up_ms`].
+    #[must_use]
+    pub fn orphan_ms(&self) -> u64 {
+        self.give_up_ms().saturating_add(ORPHAN_MARGIN_MS)
+    }
+
     /// The matcher's schedule, with the configured wait before bots.
     #[must_use]
     pub fn schedule(&self) -> matcher::Schedule {
