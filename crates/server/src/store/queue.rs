@@ -259,11 +259,20 @@ impl QueueStore for SqlStore {
     async fn queue_join(&self, rows: &[QueueRow]) -> Result<(), StoreError> {
         let mut tx = self.pool().begin().await?;
         for r in rows {
-            // A seat at a table still gathering is a seat in a room's lobby.
+            // A seat given earlier at a table whose game started is forgotten as
+            // its player queues again. (A write first: SQLite then takes the
+            // writer's lock at once, waiting for it, where a read first would
+            // fail to upgrade when another join wrote meanwhile.)
+            sqlx::query(
+                "DELETE FROM queue_tickets WHERE player_id = $1 AND room_id IS NOT NULL \
+                 AND room_id NOT IN (SELECT room_id FROM queue_tables WHERE started = 0)",
+            )
+            .bind(r.player_id.to_string())
+            .execute(&mut *tx)
+            .await?;
+            // A seat left is at a table still gathering: a seat in a room's lobby.
             let gathering = sqlx::query(
-                "SELECT q.player_id FROM queue_tickets q \
-                 JOIN queue_tables t ON t.room_id = q.room_id \
-                 WHERE q.player_id = $1 AND t.started = 0",
+                "SELECT player_id FROM queue_tickets WHERE player_id = $1 AND room_id IS NOT NULL",
             )
             .bind(r.player_id.to_string())
             .fetch_optional(&mut *tx)
@@ -273,11 +282,6 @@ impl QueueStore for SqlStore {
                     "seated at a quick-play table that has not started".into(),
                 )));
             }
-            // A seat given earlier is forgotten as its player queues again.
-            sqlx::query("DELETE FROM queue_tickets WHERE player_id = $1 AND room_id IS NOT NULL")
-                .bind(r.player_id.to_string())
-                .execute(&mut *tx)
-                .await?;
             sqlx::query(&format!(
                 "INSERT INTO queue_tickets ({COLUMNS}) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, NULL, NULL, NULL)"
@@ -570,30 +574,28 @@ impl QueueStore for SqlStore {
 
     async fn party_leave(&self, player: Uuid) -> Result<bool, StoreError> {
         let mut tx = self.pool().begin().await?;
-        // A leader who leaves ends the party for everyone.
-        let led = sqlx::query("SELECT code FROM queue_parties WHERE leader = $1")
+        // A leader who leaves ends the party for everyone. (Writes only, the first
+        // at once: see `queue_join`.)
+        sqlx::query(
+            "DELETE FROM queue_party_members WHERE code IN \
+             (SELECT code FROM queue_parties WHERE leader = $1)",
+        )
+        .bind(player.to_string())
+        .execute(&mut *tx)
+        .await?;
+        let led = sqlx::query("DELETE FROM queue_parties WHERE leader = $1")
             .bind(player.to_string())
-            .fetch_optional(&mut *tx)
-            .await?;
-        let done = if let Some(led) = led {
-            let code: String = led.try_get("code")?;
-            sqlx::query("DELETE FROM queue_party_members WHERE code = $1")
-                .bind(&code)
-                .execute(&mut *tx)
-                .await?;
-            sqlx::query("DELETE FROM queue_parties WHERE code = $1")
-                .bind(&code)
-                .execute(&mut *tx)
-                .await?;
-            true
-        } else {
-            sqlx::query("DELETE FROM queue_party_members WHERE player_id = $1")
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
+            > 0;
+        let done = led
+            || sqlx::query("DELETE FROM queue_party_members WHERE player_id = $1")
                 .bind(player.to_string())
                 .execute(&mut *tx)
                 .await?
                 .rows_affected()
-                == 1
-        };
+                == 1;
         tx.commit().await?;
         Ok(done)
     }
