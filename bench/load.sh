@@ -30,6 +30,14 @@
 #   cluster-latency, cluster-forward-latency  three instances, the latency load
 #               (think 200), without and with every socket forwarded
 #                                                            [LAT_ROOMS, LAT_DURATION]
+#   queue       quick play: QUEUE_RATE (20) people a second for QUEUE_SECS (120) s,
+#               ratings drawn around 1000 (sd 300), each joining over the queue's
+#               WebSocket for a table of four allowing bots and connecting to its
+#               seat; the waits, the tables completed by bots, the rating spread
+#               at tables (people still waiting QUEUE_GRACE (90) s after the
+#               last arrival count as unseated)   [QUEUE_RATE, QUEUE_SECS, QUEUE_GRACE]
+#   queue-3     the same on three instances of one cluster (PostgreSQL), each
+#               person at one instance in turn
 # --baseline runs the bare WebSocket relay whose source directory WS_BASELINE_DIR
 # names (a cargo project with baseline-server and loadgen binaries; copied to
 # /tmp/ws-baseline) for
@@ -157,6 +165,27 @@ run_loadgen() { # scenario run args...
           store_matches_acks: ($rows == .actions_total)}' | tee -a "$OUT/runs.jsonl"
 }
 
+# The quick-play scenarios: guests made and given drawn ratings (in the database),
+# then brought in at QUEUE_RATE a second.
+run_queue() { # scenario run
+  local scenario=$1 run=$2 dir line rc=0
+  start_server "$scenario-$run"
+  dir=$TMP/$scenario-$run
+  mkdir -p "$dir"
+  "$BIN/catan-loadgen" "${URLS[@]}" --queue-prepare "$dir" --seed "$run" \
+    --queue-people $(( ${QUEUE_RATE:-20} * ${QUEUE_SECS:-120} )) >>"$OUT/loadgen.log"
+  if [[ "$DB" == sqlite://* ]]; then
+    sqlite3 "${DB#sqlite://}" <"$dir/ratings.sql"
+  else
+    psql -q "$DB" -f "$dir/ratings.sql" >/dev/null
+  fi
+  line=$("$BIN/catan-loadgen" "${URLS[@]}" --queue-run "$dir" --queue-per-sec "${QUEUE_RATE:-20}" \
+    --queue-grace-secs "${QUEUE_GRACE:-90}" --json | tee -a "$OUT/loadgen.log" | tail -n 1) || rc=$?
+  stop_server
+  echo "$line" | jq -c --arg s "$scenario" --arg st "$STORE" --argjson run "$run" --argjson rc "$rc" \
+    '. + {scenario: $s, store: $st, run: $run, exit: $rc}' | tee -a "$OUT/runs.jsonl"
+}
+
 for run in $(seq "$RUNS"); do
   for sc in "${SCENARIOS[@]}"; do
     case "$sc" in
@@ -180,6 +209,8 @@ for run in $(seq "$RUNS"); do
                          --rooms "${LAT_ROOMS:-1000}" --think-ms 200 --duration "${LAT_DURATION:-30}" --warmup 10 ;;
       cluster-forward-latency) INSTANCES=3 CLUSTER=1 run_loadgen "$sc" "$run" --forward \
                          --rooms "${LAT_ROOMS:-1000}" --think-ms 200 --duration "${LAT_DURATION:-30}" --warmup 10 ;;
+      queue) run_queue queue "$run" ;;
+      queue-3) INSTANCES=3 CLUSTER=1 run_queue queue-3 "$run" ;;
       abuse) DEFAULT_LIMITS=1 run_loadgen abuse "$run" --rooms "${ABUSE_ROOMS:-1000}" --think-ms 200 --misbehave \
                --duration "${ABUSE_DURATION:-600}" --warmup "${ABUSE_WARMUP:-60}" --sample-secs 10 ;;
       *) echo "unknown scenario $sc" >&2; exit 2 ;;

@@ -132,3 +132,47 @@ async fn the_reference_client_plays_a_full_game_against_built_in_bots() {
     assert!(outcome.own_points().is_some());
     server.stop().await;
 }
+
+/// The quick-play scenario end to end on a small scale: guests made and rated,
+/// every person seated over the queue's socket and their game started, the
+/// figures consistent (bots complete the tables people cannot fill).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_quick_play_scenario_seats_everyone_and_reports_its_figures() {
+    use catan_client::loadgen::queue;
+    let (url, _dir) = catan_e2e::fresh_sqlite_url();
+    let server = TestServer::start_with(|c| {
+        c.store.database_url = url.clone().into();
+        c.queue.queue_tick_ms = 100;
+        c.queue.queue_bots_after_secs = 1;
+    })
+    .await;
+    let target = target::parse_loopback(&format!("ws://{}", server.addr)).expect("loopback");
+    let dir = tempfile::tempdir().expect("dir");
+    queue::prepare(std::slice::from_ref(&target), 10, 7, dir.path())
+        .await
+        .expect("prepared");
+    let sql = std::fs::read_to_string(dir.path().join("ratings.sql")).expect("sql");
+    assert_eq!(sql.matches("UPDATE players SET rating_mu").count(), 10);
+    let store = catan_server::store::SqlStore::connect(&url)
+        .await
+        .expect("store");
+    sqlx::raw_sql(&sql)
+        .execute(store.pool())
+        .await
+        .expect("ratings applied");
+    let people = queue::read_people(dir.path()).expect("people");
+    assert_eq!(people.len(), 10);
+    let load = queue::QueueLoad {
+        targets: vec![target],
+        per_sec: 50.0,
+        grace: Duration::from_secs(30),
+    };
+    let r = queue::run(&load, &people).await;
+    assert_eq!((r.seated, r.unseated, r.errors), (10, 0, 0), "{r:?}");
+    assert!(r.tables >= 3, "ten people at tables of four: {r:?}");
+    assert!(r.bot_seats > 0.0 && r.tables_with_bots > 0.0, "{r:?}");
+    assert!(r.wait_p50_s > 0.0 && r.wait_p50_s <= r.wait_p99_s && r.wait_p99_s <= r.wait_max_s);
+    assert!(r.spread_max <= 600.0, "within the widest window: {r:?}");
+    assert!(r.rating_sd > 50.0, "{r:?}");
+    server.stop().await;
+}

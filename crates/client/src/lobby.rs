@@ -1,9 +1,10 @@
 //! The HTTP lobby calls a client makes before playing: create a room, take a seat,
-//! add built-in bots, start the game (protocol.md section 4).
+//! add built-in bots, start the game (protocol.md section 4); become a guest
+//! (section 25) and read a room.
 
 use catan_protocol::{
-    AddBotRequest, AddBotResponse, BotKind, CreateRoomRequest, CreateRoomResponse, RoomInfo,
-    TakeSeatRequest, TakeSeatResponse,
+    AddBotRequest, AddBotResponse, BotKind, CreateRoomRequest, CreateRoomResponse, GuestRequest,
+    RoomInfo, SignedIn, TakeSeatRequest, TakeSeatResponse,
 };
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
@@ -46,21 +47,47 @@ impl Lobby {
         bearer: Option<&str>,
         body: &impl Serialize,
     ) -> Result<T, ClientError> {
-        let fail = |e: &dyn std::fmt::Display| ClientError::Http(format!("POST {path}: {e}"));
-        let body = serde_json::to_vec(body).map_err(|e| fail(&e))?;
+        let body =
+            serde_json::to_vec(body).map_err(|e| ClientError::Http(format!("POST {path}: {e}")))?;
+        self.call(hyper::Method::POST, path, bearer, Some(body))
+            .await
+    }
+
+    /// `GET path`; the answer's body parsed, if it succeeded.
+    async fn get<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        bearer: Option<&str>,
+    ) -> Result<T, ClientError> {
+        self.call(hyper::Method::GET, path, bearer, None).await
+    }
+
+    /// One call: `method path` with `body` as JSON, if any.
+    async fn call<T: DeserializeOwned>(
+        &self,
+        method: hyper::Method,
+        path: &str,
+        bearer: Option<&str>,
+        body: Option<Vec<u8>>,
+    ) -> Result<T, ClientError> {
+        let fail = |e: &dyn std::fmt::Display| ClientError::Http(format!("{method} {path}: {e}"));
         let stream = self.target.tcp().await.map_err(|e| fail(&e))?;
         let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
             .await
             .map_err(|e| fail(&e))?;
         tokio::spawn(conn);
-        let mut req = Request::post(path)
-            .header(header::HOST, &self.target.authority)
-            .header(header::CONTENT_TYPE, "application/json");
+        let mut req = Request::builder()
+            .method(method.clone())
+            .uri(path)
+            .header(header::HOST, &self.target.authority);
+        if body.is_some() {
+            req = req.header(header::CONTENT_TYPE, "application/json");
+        }
         if let Some(b) = bearer {
             req = req.header(header::AUTHORIZATION, format!("Bearer {b}"));
         }
         let req = req
-            .body(Full::new(Bytes::from(body)))
+            .body(Full::new(Bytes::from(body.unwrap_or_default())))
             .map_err(|e| fail(&e))?;
         let resp = sender.send_request(req).await.map_err(|e| fail(&e))?;
         let status = resp.status();
@@ -75,6 +102,29 @@ impl Lobby {
             return Err(fail(&format!("{status}: {text}")));
         }
         serde_json::from_slice(&bytes).map_err(|e| fail(&format!("answer: {e}")))
+    }
+
+    /// `POST /api/guests`: a new guest named `name`, signed in.
+    ///
+    /// # Errors
+    /// When the server is unreachable or refuses.
+    pub async fn guest(&self, name: &str) -> Result<SignedIn, ClientError> {
+        self.post(
+            "/api/guests",
+            None,
+            &GuestRequest {
+                name: name.to_owned(),
+            },
+        )
+        .await
+    }
+
+    /// `GET /api/rooms/{id}`.
+    ///
+    /// # Errors
+    /// When the server is unreachable or refuses.
+    pub async fn room(&self, room: Uuid) -> Result<RoomInfo, ClientError> {
+        self.get(&format!("/api/rooms/{room}"), None).await
     }
 
     /// `POST /api/rooms` for a room of `players` seats playing to `vp_target`, unlisted.

@@ -69,6 +69,93 @@ struct Args {
     /// the server's per-address limits then see all of them as one client.
     #[arg(long)]
     one_address: bool,
+    /// Quick play, first step: make `--queue-people` guests (at the `--url`s in
+    /// turn) and write DIR/people.jsonl and DIR/ratings.sql (the SQL that gives
+    /// each a rating drawn around 1000, spread 300; apply it to the database).
+    #[arg(long, value_name = "DIR")]
+    queue_prepare: Option<std::path::PathBuf>,
+    /// Quick play, second step: the people of DIR/people.jsonl arrive at
+    /// `--queue-per-sec`, join the queue over its WebSocket for a table of four
+    /// allowing bots, and connect to their seats; reports the waits, the tables
+    /// completed by bots and the rating spread at tables.
+    #[arg(long, value_name = "DIR")]
+    queue_run: Option<std::path::PathBuf>,
+    /// Guests `--queue-prepare` makes.
+    #[arg(long, default_value_t = 2400)]
+    queue_people: usize,
+    /// People arriving per second in `--queue-run`.
+    #[arg(long, default_value_t = 20.0)]
+    queue_per_sec: f64,
+    /// Seconds after the last arrival that people still waiting may take.
+    #[arg(long, default_value_t = 90)]
+    queue_grace_secs: u64,
+}
+
+/// The quick-play steps (`--queue-prepare`, `--queue-run`).
+fn queue(args: &Args, targets: Vec<target::Target>) -> ExitCode {
+    use loadgen::queue;
+    let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
+    if let Some(dir) = &args.queue_prepare {
+        return match runtime.block_on(queue::prepare(&targets, args.queue_people, args.seed, dir)) {
+            Ok(()) => {
+                println!("{} people in {}", args.queue_people, dir.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("catan-loadgen: {e}");
+                ExitCode::from(1)
+            }
+        };
+    }
+    let Some(dir) = &args.queue_run else {
+        return ExitCode::from(2);
+    };
+    let people = match queue::read_people(dir) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("catan-loadgen: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if !(args.queue_per_sec > 0.0 && args.queue_per_sec <= 1000.0) {
+        eprintln!("catan-loadgen: --queue-per-sec must be in (0, 1000]");
+        return ExitCode::from(2);
+    }
+    let load = queue::QueueLoad {
+        targets,
+        per_sec: args.queue_per_sec,
+        grace: Duration::from_secs(args.queue_grace_secs.min(600)),
+    };
+    let r = runtime.block_on(queue::run(&load, &people));
+    println!(
+        "queue: {} people at {}/s on {} instance(s): seated {} unseated {} errors {}",
+        r.people, r.per_sec, r.instances, r.seated, r.unseated, r.errors
+    );
+    for e in &r.error_samples {
+        println!("  error: {e}");
+    }
+    println!(
+        "wait s p50 {:.1} p90 {:.1} p99 {:.1} max {:.1}; seat to start s p50 {:.1} p99 {:.1}",
+        r.wait_p50_s, r.wait_p90_s, r.wait_p99_s, r.wait_max_s, r.start_p50_s, r.start_p99_s
+    );
+    println!(
+        "tables {} with bots {:.1}% (bot seats {:.1}%); rating spread at a table p50 {:.0} p90 {:.0} max {:.0} (ratings sd {:.0})",
+        r.tables,
+        100.0 * r.tables_with_bots,
+        100.0 * r.bot_seats,
+        r.spread_p50,
+        r.spread_p90,
+        r.spread_max,
+        r.rating_sd
+    );
+    if args.json {
+        println!("{}", serde_json::to_string(&r).expect("report serializes"));
+    }
+    if r.errors > 0 || r.unseated > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 /// This process's soft limit on open files (`/proc/self/limits`).
@@ -94,6 +181,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if args.queue_prepare.is_some() || args.queue_run.is_some() {
+        return queue(&args, targets.collect());
+    }
     let Some(target) = targets.next() else {
         eprintln!("catan-loadgen: give --url");
         return ExitCode::from(2);

@@ -15,6 +15,7 @@
 
 mod misbehave;
 mod play;
+pub mod queue;
 mod report;
 
 use std::sync::Arc;
