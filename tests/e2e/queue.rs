@@ -125,6 +125,33 @@ async fn queue_life(server: &TestServer) {
         )
         .await;
     assert_eq!(status, 201, "{body}");
+    // Holding that seat while the room gathers, no queue; once left, the queue.
+    let (status, refused) = call(
+        server,
+        Method::POST,
+        &cyd,
+        Some(json!({ "seats": 3, "bots": false })),
+    )
+    .await;
+    assert_eq!(
+        (status, code(&refused)),
+        (409, "seated_elsewhere"),
+        "{refused}"
+    );
+    assert_eq!(
+        call(server, Method::GET, &cyd, None).await.0,
+        404,
+        "nothing queued"
+    );
+    let (status, left, _) = server
+        .call(
+            Method::DELETE,
+            &format!("{seat_path}/{}", body["seat"]),
+            body["token"].as_str(),
+            None,
+        )
+        .await;
+    assert_eq!(status, 204, "{left}");
 
     // Three for a table of three, without bots: seated together.
     let mut positions = Vec::new();
@@ -184,7 +211,7 @@ async fn queue_life(server: &TestServer) {
     }
     // At a table still gathering, a player is in its room's lobby: no queue.
     let (status, body) = call(server, Method::POST, &bob, Some(json!({ "seats": 4 }))).await;
-    assert_eq!((status, code(&body)), (409, "already_queued"), "{body}");
+    assert_eq!((status, code(&body)), (409, "seated_elsewhere"), "{body}");
     // The tokens connect to the seats; once all three are, the game starts.
     let mut clients = Vec::new();
     for s in &at {
@@ -328,7 +355,7 @@ async fn concurrent_formings_never_seat_a_player_twice() {
             since: i,
             seated: None,
         };
-        store.queue_join(&[row]).await.expect("queued");
+        assert!(store.queue_join(&[row]).await.expect("queued"));
         players.push(id);
     }
     let mut rng = rand::rngs::StdRng::seed_from_u64(28);

@@ -259,6 +259,7 @@ mod tests {
                 LobbyError::PasskeyNotFound,
                 LobbyError::PasskeysUnavailable,
                 LobbyError::AlreadyQueued,
+                LobbyError::SeatedElsewhere,
                 LobbyError::NotQueued,
                 LobbyError::PartyNotFound,
                 LobbyError::PartyFull,

@@ -151,10 +151,12 @@ impl AppState {
             config.players.clone(),
             &config.listen.public_origins,
         ));
+        let rooms = Arc::new(registry::Rooms::new(config.limits.max_rooms));
         AppState {
             queue: Arc::new(queue::service::Queue::new(
                 store.clone(),
                 players.sanctions().clone(),
+                rooms.clone(),
                 &config.queue,
             )),
             players,
@@ -176,7 +178,7 @@ impl AppState {
                 &config.listen.allowed_origins,
                 &config.listen.public_origins,
             )),
-            rooms: Arc::new(registry::Rooms::new(config.limits.max_rooms)),
+            rooms,
             room_settings: Arc::new(config.room_settings()),
             bots: Arc::new(bot::Bots::new(config.bots.settings())),
             config: Arc::new(config),

@@ -77,6 +77,17 @@ impl Rooms {
         }
     }
 
+    /// A room of this instance where `player` holds a seat while it gathers.
+    #[must_use]
+    pub fn gathering_seat_of(&self, player: Uuid) -> Option<Uuid> {
+        let inner = self.inner.read().expect("rooms lock");
+        inner
+            .by_id
+            .values()
+            .find(|h| h.gathers(player))
+            .map(|h| h.id)
+    }
+
     /// Every room, newest first (for administrators: listed or not).
     #[must_use]
     pub fn all(&self) -> Vec<RoomHandle> {

@@ -93,6 +93,9 @@ pub enum LobbyError {
     PasskeysUnavailable,
     /// The player is in the queue already (leave it first).
     AlreadyQueued,
+    /// The player holds a seat in a room that has not started: leave it before
+    /// joining the queue (protocol 26.1).
+    SeatedElsewhere,
     /// The player is not in the queue.
     NotQueued,
     /// No party has that code (or it ended).
@@ -151,6 +154,7 @@ impl LobbyError {
             LobbyError::PasskeyNotFound,
             LobbyError::PasskeysUnavailable,
             LobbyError::AlreadyQueued,
+            LobbyError::SeatedElsewhere,
             LobbyError::NotQueued,
             LobbyError::PartyNotFound,
             LobbyError::PartyFull,
@@ -201,6 +205,7 @@ impl LobbyError {
             LobbyError::PasskeyNotFound => "passkey_not_found",
             LobbyError::PasskeysUnavailable => "passkeys_unavailable",
             LobbyError::AlreadyQueued => "already_queued",
+            LobbyError::SeatedElsewhere => "seated_elsewhere",
             LobbyError::NotQueued => "not_queued",
             LobbyError::PartyNotFound => "party_not_found",
             LobbyError::PartyFull => "party_full",
@@ -226,6 +231,7 @@ impl LobbyError {
             | LobbyError::AlreadySeated
             | LobbyError::NotAnAccount
             | LobbyError::AlreadyQueued
+            | LobbyError::SeatedElsewhere
             | LobbyError::PartyFull
             | LobbyError::AlreadyInParty => 409,
             LobbyError::InvalidPassword | LobbyError::BotNotRated | LobbyError::PasskeyFailed => {
@@ -329,6 +335,9 @@ impl fmt::Display for LobbyError {
                  CATAN_PUBLIC_ORIGINS (an address such as https://catan.example.org)"
             }
             LobbyError::AlreadyQueued => "you are in the queue already; leave it first",
+            LobbyError::SeatedElsewhere => {
+                "you have a seat in a room that has not started; leave it before joining the queue"
+            }
             LobbyError::NotQueued => "you are not in the queue",
             LobbyError::PartyNotFound => "no party has that code",
             LobbyError::PartyFull => "that party has three members already",

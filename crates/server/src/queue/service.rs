@@ -11,6 +11,7 @@ use super::party::Parties;
 use crate::limits::KeyedLimiter;
 use crate::players::Session;
 use crate::players::sanctions::Sanctions;
+use crate::registry::Rooms;
 use crate::store::{QueueRow, SanctionKind, Store, StoreError};
 
 /// Bursts of joins and leaves a player may make at once.
@@ -66,6 +67,9 @@ fn status(row: &QueueRow, waiting: &[QueueRow], now: u64) -> QueueStatus {
 /// The queue's calls.
 pub struct Queue {
     store: Arc<dyn Store>,
+    /// This instance's rooms: a player holding a seat in one still gathering is
+    /// refused.
+    rooms: Arc<Rooms>,
     sanctions: Arc<Sanctions>,
     limiter: KeyedLimiter<Uuid>,
     /// The parties that queue together.
@@ -81,10 +85,16 @@ impl std::fmt::Debug for Queue {
 impl Queue {
     /// The queue in `store`, refusing the players `sanctions` bans.
     #[must_use]
-    pub fn new(store: Arc<dyn Store>, sanctions: Arc<Sanctions>, config: &QueueConfig) -> Queue {
+    pub fn new(
+        store: Arc<dyn Store>,
+        sanctions: Arc<Sanctions>,
+        rooms: Arc<Rooms>,
+        config: &QueueConfig,
+    ) -> Queue {
         Queue {
             parties: Parties::new(store.clone()),
             store,
+            rooms,
             sanctions,
             limiter: KeyedLimiter::new(config.queue_rate_per_min, BURST),
         }
@@ -101,7 +111,8 @@ impl Queue {
     ///
     /// # Errors
     /// `bad_request` (seats not 3 or 4), `rate_limited`, `banned`,
-    /// `not_party_leader`, `already_queued`, `store_unavailable`.
+    /// `not_party_leader`, `seated_elsewhere`, `already_queued`,
+    /// `store_unavailable`.
     pub async fn join(&self, me: &Session, req: &QueueRequest) -> Result<QueueStatus, LobbyError> {
         if !matches!(req.seats, 3 | 4) {
             return Err(LobbyError::BadRequest("seats must be 3 or 4".into()));
@@ -133,6 +144,11 @@ impl Queue {
             if player_id != me.player.id && self.sanctions.holds(player_id, SanctionKind::Ban) {
                 return Err(LobbyError::Banned);
             }
+            // Never in the queue and a room's lobby at once (a quick-play table
+            // still gathering is refused by the store, on any instance).
+            if self.rooms.gathering_seat_of(player_id).is_some() {
+                return Err(LobbyError::SeatedElsewhere);
+            }
             let skill = self
                 .store
                 .player_stats(player_id)
@@ -151,7 +167,9 @@ impl Queue {
                 seated: None,
             });
         }
-        self.store.queue_join(&rows).await.map_err(stored)?;
+        if !self.store.queue_join(&rows).await.map_err(stored)? {
+            return Err(LobbyError::SeatedElsewhere);
+        }
         if party.is_some() {
             // Queued together: the party has done its work.
             let _ = self.parties.leave(me).await;

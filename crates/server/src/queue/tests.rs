@@ -180,17 +180,21 @@ impl World {
                     })
                     .collect();
                 let done = self.store.queue_join(&rows).await;
-                let busy = members
+                let gathering = members
                     .iter()
-                    .any(|&i| matches!(self.model[i], Where::Waiting | Where::Seated(_, false)));
+                    .any(|&i| matches!(self.model[i], Where::Seated(_, false)));
+                let waiting = members.iter().any(|&i| self.model[i] == Where::Waiting);
                 match done {
-                    Ok(()) => {
-                        assert!(!busy, "joined while waiting or at a gathering table");
+                    Ok(true) => {
+                        assert!(!gathering && !waiting, "joined while busy");
                         for &i in &members {
                             self.model[i] = Where::Waiting;
                         }
                     }
-                    Err(StoreError::Conflict(_)) => assert!(busy, "refused though free"),
+                    Ok(false) => assert!(gathering, "refused as gathering though not"),
+                    Err(StoreError::Conflict(_)) => {
+                        assert!(waiting, "refused as waiting though not")
+                    }
                     Err(e) => panic!("{e}"),
                 }
             }

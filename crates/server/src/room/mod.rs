@@ -261,20 +261,52 @@ pub struct RoomHandle {
     /// The room's shutdown token: a room gone because the server is shutting down
     /// says so (`shutting_down`) rather than `room_not_found`.
     shutdown: CancellationToken,
+    /// The signed-in players holding a seat while the room gathers (empty once its
+    /// game started), kept by the room's task after every command: read without
+    /// asking the task (quick play refuses them, protocol 26.1).
+    gathering: Arc<std::sync::Mutex<Vec<Uuid>>>,
 }
 
 impl RoomHandle {
+    /// A handle of the room `id` (its task not yet spawned).
+    fn new(
+        id: Uuid,
+        listed: bool,
+        shutdown: CancellationToken,
+    ) -> (RoomHandle, mpsc::Receiver<Command>) {
+        let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
+        let handle = RoomHandle {
+            id,
+            listed,
+            tx,
+            shutdown,
+            gathering: Arc::default(),
+        };
+        (handle, rx)
+    }
+
+    /// Whether `player` holds a seat here while the room gathers.
+    #[must_use]
+    pub fn gathers(&self, player: Uuid) -> bool {
+        self.gathering
+            .lock()
+            .expect("gathering lock")
+            .contains(&player)
+    }
+
+    /// Records who holds a seat while the room gathers (its task, after a command).
+    pub(crate) fn set_gathering(&self, players: Vec<Uuid>) {
+        let mut held = self.gathering.lock().expect("gathering lock");
+        if *held != players {
+            *held = players;
+        }
+    }
+
     /// Creates a room and spawns its task.
     #[must_use]
     pub fn spawn(ctx: RoomContext, options: RoomOptions, host_token: String) -> RoomHandle {
-        let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
-        let id = Uuid::new_v4();
-        let handle = RoomHandle {
-            id,
-            listed: options.listed,
-            tx,
-            shutdown: ctx.shutdown.clone(),
-        };
+        let (handle, rx) = RoomHandle::new(Uuid::new_v4(), options.listed, ctx.shutdown.clone());
+        let id = handle.id;
         let tasks = ctx.tasks.clone();
         let task = RoomTask::new(id, ctx, options, &host_token, rx, handle.clone());
         tasks.spawn(task.run());
@@ -292,13 +324,11 @@ impl RoomHandle {
         actions: &[ActionRecord],
         deadlines: Deadlines,
     ) -> Result<RoomHandle, RestoreError> {
-        let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
-        let handle = RoomHandle {
-            id: record.game.id,
-            listed: record.game.options.listed,
-            tx,
-            shutdown: ctx.shutdown.clone(),
-        };
+        let (handle, rx) = RoomHandle::new(
+            record.game.id,
+            record.game.options.listed,
+            ctx.shutdown.clone(),
+        );
         let tasks = ctx.tasks.clone();
         let runner = ctx.bots.clone();
         let (task, bots) = RoomTask::restore(record, actions, ctx, rx, handle.clone(), deadlines)?;
@@ -313,13 +343,7 @@ impl RoomHandle {
     /// instance), its bots reseated.
     #[must_use]
     pub fn restore_lobby(ctx: RoomContext, record: &LobbyRecord) -> RoomHandle {
-        let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
-        let handle = RoomHandle {
-            id: record.id,
-            listed: record.options.listed,
-            tx,
-            shutdown: ctx.shutdown.clone(),
-        };
+        let (handle, rx) = RoomHandle::new(record.id, record.options.listed, ctx.shutdown.clone());
         let tasks = ctx.tasks.clone();
         let runner = ctx.bots.clone();
         let (task, bots) = RoomTask::from_lobby(record, ctx, rx, handle.clone());

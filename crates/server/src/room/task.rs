@@ -549,6 +549,7 @@ impl RoomTask {
             self.room.announce_gone();
         }
         self.room.follow_stand_ins();
+        self.handle.set_gathering(self.room.gathering_players());
         if self.room.status() == RoomStatus::Playing {
             self.seqs.keep_ahead(
                 self.room.seq(),

@@ -360,7 +360,7 @@ impl Store for Guarded {
 
 #[async_trait]
 impl QueueStore for Guarded {
-    async fn queue_join(&self, rows: &[QueueRow]) -> Result<(), StoreError> {
+    async fn queue_join(&self, rows: &[QueueRow]) -> Result<bool, StoreError> {
         // One attempt: a retry after a join that landed would read as a conflict.
         self.write("queue_join", None, || self.inner.queue_join(rows))
             .await

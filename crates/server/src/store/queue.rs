@@ -125,11 +125,12 @@ pub enum PartyJoin {
 #[async_trait]
 pub trait QueueStore: Send + Sync {
     /// Queues `rows` (a player alone, or a party sharing a ticket) in one
-    /// transaction: a player already waiting, or seated at a table whose game has
-    /// not started (a gathering table: they are in its room's lobby), is a
-    /// [`StoreError::Conflict`], and nobody is queued; a seat given earlier at a
+    /// transaction: true when they are; false, and nobody queued, when one of them
+    /// is seated at a table whose game has not started (a gathering table: they
+    /// are in its room's lobby); a player already waiting is a
+    /// [`StoreError::Conflict`], and nobody is queued. A seat given earlier at a
     /// started table is forgotten.
-    async fn queue_join(&self, rows: &[QueueRow]) -> Result<(), StoreError> {
+    async fn queue_join(&self, rows: &[QueueRow]) -> Result<bool, StoreError> {
         let _ = rows;
         Err(keeps_no_players())
     }
@@ -256,7 +257,7 @@ fn queued(row: &AnyRow) -> Result<QueueRow, StoreError> {
 
 #[async_trait]
 impl QueueStore for SqlStore {
-    async fn queue_join(&self, rows: &[QueueRow]) -> Result<(), StoreError> {
+    async fn queue_join(&self, rows: &[QueueRow]) -> Result<bool, StoreError> {
         let mut tx = self.pool().begin().await?;
         for r in rows {
             // A seat given earlier at a table whose game started is forgotten as
@@ -278,9 +279,7 @@ impl QueueStore for SqlStore {
             .fetch_optional(&mut *tx)
             .await?;
             if gathering.is_some() {
-                return Err(StoreError::Conflict(sqlx::Error::Protocol(
-                    "seated at a quick-play table that has not started".into(),
-                )));
+                return Ok(false);
             }
             sqlx::query(&format!(
                 "INSERT INTO queue_tickets ({COLUMNS}) \
@@ -298,7 +297,7 @@ impl QueueStore for SqlStore {
             .await?;
         }
         tx.commit().await?;
-        Ok(())
+        Ok(true)
     }
 
     async fn queue_leave(&self, player: Uuid) -> Result<bool, StoreError> {

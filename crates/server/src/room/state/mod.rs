@@ -355,6 +355,16 @@ impl Room {
         self.id
     }
 
+    /// The signed-in players holding a seat while the room gathers; none once its
+    /// game started.
+    pub(crate) fn gathering_players(&self) -> Vec<uuid::Uuid> {
+        if self.status() == RoomStatus::Lobby {
+            self.seats.players()
+        } else {
+            Vec::new()
+        }
+    }
+
     /// Lobby, playing or finished.
     pub(crate) fn status(&self) -> RoomStatus {
         self.stage.status()

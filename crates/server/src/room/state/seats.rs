@@ -196,6 +196,15 @@ impl Seats {
         self.seats.get(seat.index())?.as_ref()?.player
     }
 
+    /// The signed-in players seated here.
+    pub(super) fn players(&self) -> Vec<uuid::Uuid> {
+        self.seats
+            .iter()
+            .flatten()
+            .filter_map(|t| t.player)
+            .collect()
+    }
+
     /// The seats of `player`.
     pub(super) fn of_player(&self, player: uuid::Uuid) -> Vec<Seat> {
         self.seats
