@@ -272,3 +272,61 @@ async fn quick_play_across_three_instances_loses_nobody_when_one_is_killed() {
         }
     }
 }
+
+/// Never in the queue and a room's lobby at once, across instances: a player
+/// holding a seat in a room not yet started on one instance is refused the queue
+/// at another (`seated_elsewhere`), and may join once they left the seat; the
+/// question one instance asks another is refused to anyone else.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_in_a_room_of_another_instance_keeps_a_player_out_of_the_queue() {
+    let url = fresh_postgres_url().await;
+    let plain = SqlStore::connect(&url).await.expect("store");
+    let a = instance_at_with(&url, &plain, "a", "2", &QUEUE_ENV).await;
+    let b = instance_at_with(&url, &plain, "b", "2", &QUEUE_ENV).await;
+    let ann = a.guest("Ann").await.0;
+    let room = a.create_room(json!({ "players": 4 })).await;
+    let (code, seat, _) = a
+        .call(
+            Method::POST,
+            &format!("/api/rooms/{}/seats", room.room_id),
+            Some(&ann.token),
+            Some(json!({ "name": "Ann" })),
+        )
+        .await;
+    assert_eq!(code, 201, "{seat}");
+    let (code, body, _) = b
+        .call(
+            Method::POST,
+            "/api/queue",
+            Some(&ann.token),
+            Some(json!({ "seats": 4 })),
+        )
+        .await;
+    assert_eq!(
+        (code, body["error"]["code"].as_str()),
+        (409, Some("seated_elsewhere")),
+        "{body}"
+    );
+    assert!(status(&b, &ann).await.is_none(), "nothing queued");
+    // The instances' own question, asked by someone else: refused.
+    let (code, body, _) = b
+        .call(
+            Method::GET,
+            &format!("/api/queue/gathering/{}", ann.player.id),
+            Some(&ann.token),
+            None,
+        )
+        .await;
+    assert_eq!(code, 401, "{body}");
+    // Left, the queue.
+    let (code, body, _) = a
+        .call(
+            Method::DELETE,
+            &format!("/api/rooms/{}/seats/{}", room.room_id, seat["seat"]),
+            seat["token"].as_str(),
+            None,
+        )
+        .await;
+    assert_eq!(code, 204, "{body}");
+    join(&b, &ann).await;
+}

@@ -192,6 +192,9 @@ impl AppState {
     /// The state of one instance of a cluster.
     #[must_use]
     pub fn with_cluster(mut self, cluster: Option<Arc<cluster::Cluster>>) -> AppState {
+        if let Some(c) = &cluster {
+            self.queue.join_cluster(c.clone());
+        }
         self.cluster = cluster;
         self
     }

@@ -70,6 +70,7 @@ pub fn app(state: AppState) -> Router {
         )
         .route("/api/queue/party/{code}", post(queue::api::join_party))
         .route("/api/queue/ws", get(queue::socket::websocket))
+        .route("/api/queue/gathering/{player}", get(queue::api::gathering))
         .route("/api/me/passkeys", get(players::api::passkeys))
         .route(
             "/api/me/passkeys/start",

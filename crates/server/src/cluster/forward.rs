@@ -55,7 +55,8 @@ pub fn forwarded_client(state: &AppState, headers: &HeaderMap) -> Option<IpAddr>
     headers.get(CLIENT_HEADER)?.to_str().ok()?.parse().ok()
 }
 
-/// How long the listing waits for each other instance's rooms.
+/// How long a question to the other instances (their rooms, whether a player
+/// holds a seat in one) waits for each.
 const LIST_WAIT: Duration = Duration::from_millis(500);
 
 /// The listed rooms of the other live instances, at most `limit` of each (each
@@ -65,6 +66,20 @@ pub async fn other_rooms(state: &AppState, limit: usize) -> Vec<catan_protocol::
     let Some(cluster) = &state.cluster else {
         return Vec::new();
     };
+    ask_others::<catan_protocol::RoomList>(cluster, &format!("/api/rooms?limit={limit}"))
+        .await
+        .into_iter()
+        .flat_map(|list| list.rooms)
+        .collect()
+}
+
+/// The answers of the other live instances to `GET path`, as forwarded requests
+/// (each answers for itself); an instance that does not answer within
+/// [`LIST_WAIT`], or not with a `T`, is left out.
+pub async fn ask_others<T: serde::de::DeserializeOwned>(
+    cluster: &super::Cluster,
+    path: &str,
+) -> Vec<T> {
     let Some(secret) = cluster.secret() else {
         return Vec::new();
     };
@@ -84,24 +99,23 @@ pub async fn other_rooms(state: &AppState, limit: usize) -> Vec<catan_protocol::
         async move {
             let ask = async {
                 let request = axum::http::Request::builder()
-                    .uri(format!("/api/rooms?limit={limit}"))
+                    .uri(path)
                     .body(Body::empty())?;
                 let answer = hop.http(request).await?;
                 let body = axum::body::to_bytes(answer.into_body(), 4 << 20)
                     .await
                     .map_err(|e| HopError::Answer(e.to_string()))?;
-                serde_json::from_slice::<catan_protocol::RoomList>(&body)
-                    .map_err(|e| HopError::Answer(e.to_string()))
+                serde_json::from_slice::<T>(&body).map_err(|e| HopError::Answer(e.to_string()))
             };
             match tokio::time::timeout(LIST_WAIT, ask).await {
-                Ok(Ok(list)) => list.rooms,
+                Ok(Ok(answer)) => Some(answer),
                 Ok(Err(e)) => {
-                    warn!(instance = %hop.owner, error = %e, "could not list its rooms");
-                    Vec::new()
+                    warn!(instance = %hop.owner, %path, error = %e, "an instance did not answer");
+                    None
                 }
                 Err(_) => {
-                    warn!(instance = %hop.owner, "did not list its rooms in time");
-                    Vec::new()
+                    warn!(instance = %hop.owner, %path, "an instance did not answer in time");
+                    None
                 }
             }
         }

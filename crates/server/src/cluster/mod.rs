@@ -21,7 +21,7 @@ use crate::restore::{Claimed, Restorer};
 use crate::store::{Fence, Leases, StoreError};
 
 pub use config::ClusterConfig;
-pub use forward::{forwarded_client, other_rooms, to_owner};
+pub use forward::{ask_others, forwarded_client, other_rooms, to_owner};
 
 /// One instance of a cluster: its id, address and leases.
 #[derive(Debug)]

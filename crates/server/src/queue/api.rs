@@ -3,8 +3,12 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
+use axum::http::HeaderMap;
 use axum::http::StatusCode;
-use catan_protocol::{PartyInfo, QueueRequest, QueueStatus};
+use catan_protocol::{LobbyError, PartyInfo, QueueRequest, QueueStatus};
+use uuid::Uuid;
+
+use super::service::Gathering;
 
 use crate::AppState;
 use crate::error::ApiError;
@@ -40,6 +44,22 @@ pub async fn leave(
 ) -> Result<StatusCode, ApiError> {
     state.queue.leave(&me).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// `GET /api/queue/gathering/{player}`: whether `player` holds a seat in one of
+/// this instance's rooms still gathering; for another instance of the cluster
+/// only (a forwarded request), `401` `unauthorized` for anyone else.
+pub async fn gathering(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(player): Path<Uuid>,
+) -> Result<Json<Gathering>, ApiError> {
+    if crate::cluster::forwarded_client(&state, &headers).is_none() {
+        return Err(LobbyError::Unauthorized.into());
+    }
+    Ok(Json(Gathering {
+        gathering: state.rooms.gathering_seat_of(player).is_some(),
+    }))
 }
 
 /// `POST /api/queue/party`: a new party led by the caller.

@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use super::QueueConfig;
 use super::party::Parties;
+use crate::cluster::Cluster;
 use crate::limits::KeyedLimiter;
 use crate::players::Session;
 use crate::players::sanctions::Sanctions;
@@ -74,6 +75,18 @@ pub struct Queue {
     limiter: KeyedLimiter<Uuid>,
     /// The parties that queue together.
     parties: Parties,
+    /// In a cluster, the instances to ask whether a player holds a seat in one of
+    /// their rooms still gathering (set once the cluster is joined).
+    cluster: std::sync::OnceLock<Arc<Cluster>>,
+}
+
+/// What an instance answers another that asks whether a player holds a seat in
+/// one of its rooms still gathering (`GET /api/queue/gathering/{player}`, for
+/// forwarded requests only).
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+pub struct Gathering {
+    /// Whether they do.
+    pub gathering: bool,
 }
 
 impl std::fmt::Debug for Queue {
@@ -97,7 +110,29 @@ impl Queue {
             rooms,
             sanctions,
             limiter: KeyedLimiter::new(config.queue_rate_per_min, BURST),
+            cluster: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Asks `cluster`'s other instances too whether a player holds a seat in a
+    /// room still gathering.
+    pub fn join_cluster(&self, cluster: Arc<Cluster>) {
+        let _ = self.cluster.set(cluster);
+    }
+
+    /// Whether `player` holds a seat in a room still gathering: one of this
+    /// instance's, or (in a cluster) of another that answers in time.
+    async fn gathering_elsewhere(&self, player: Uuid) -> bool {
+        if self.rooms.gathering_seat_of(player).is_some() {
+            return true;
+        }
+        let Some(cluster) = self.cluster.get() else {
+            return false;
+        };
+        crate::cluster::ask_others::<Gathering>(cluster, &format!("/api/queue/gathering/{player}"))
+            .await
+            .iter()
+            .any(|g| g.gathering)
     }
 
     /// The parties that queue together.
@@ -146,7 +181,7 @@ impl Queue {
             }
             // Never in the queue and a room's lobby at once (a quick-play table
             // still gathering is refused by the store, on any instance).
-            if self.rooms.gathering_seat_of(player_id).is_some() {
+            if self.gathering_elsewhere(player_id).await {
                 return Err(LobbyError::SeatedElsewhere);
             }
             let skill = self
