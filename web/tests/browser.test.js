@@ -53,7 +53,8 @@
 //   player deleted from the account page (a second, explicit press);
 // - quick play (quickplay.js, Chromium only), at 390x844 in Simplified Chinese:
 //   waiting, reloaded, cancelled; three people seated at one table, each page
-//   opening the game by itself;
+//   opening the game by itself; a party made, joined from its link on another
+//   device, queued by its leader for four with bots, both pages in one room;
 // - passkeys (passkeys.js, Chromium only: its virtual authenticator), at 390x844 in
 //   Traditional Chinese: refused in words at the server's address, added at
 //   localhost, signing in without a name or password, removed and then refused;
@@ -92,7 +93,7 @@ import { clicksDuringBroadcasts } from './redraw.js';
 import { endScreenOnAPhone, leavingByBack, lobbyOnASlowLine, reducedMotion } from './phone.js';
 import { playersWhoComeBack } from './players.js';
 import { passkeys } from './passkeys.js';
-import { quickPlayScenario } from './quickplay.js';
+import { partyScenario, quickPlayScenario } from './quickplay.js';
 import { adoptSeatFromAddress, glanceAndFlow, layoutAtBothSizes, playWholeGame, rematchOfTwoPeople, spectateAStandIn, spectateGameWithoutWinner, spectateOnPhone, tradeAmongPeople } from './scenario.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -113,7 +114,9 @@ async function startServer() {
     const r = spawnSync('cargo', ['build', '-p', 'catan-server'], { cwd: ROOT, stdio: 'inherit' });
     assert.equal(r.status, 0, 'cargo build -p catan-server failed');
   }
-  server = spawn(bin, ['--bind', '127.0.0.1:0', '--admin-bind', '127.0.0.1:0', '--database-url', 'sqlite::memory:'], {
+  // Quick play fills a table with bots after 5 s (not a minute), formed every 250 ms.
+  server = spawn(bin, ['--bind', '127.0.0.1:0', '--admin-bind', '127.0.0.1:0', '--database-url', 'sqlite::memory:',
+    '--queue-bots-after-secs', '5', '--queue-tick-ms', '250'], {
     cwd: ROOT,
     // As the Rust harness's test server: no per-address rates (every page of these
     // tests comes from 127.0.0.1, creating many rooms in a few minutes).
@@ -294,6 +297,11 @@ for (const name of NAMES) {
         const t0 = Date.now();
         await quickPlayScenario(browser, base, out, admin);
         console.log(`# ${name}: quick play in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      });
+      test(`quick play with friends at 390x844: a party made, its code refused when wrong, joined from its link, both names shown, queued by its leader with bots, both pages in one room in ${name}`, { timeout: 180000 }, async () => {
+        const t0 = Date.now();
+        const r = await partyScenario(browser, base, out, admin);
+        console.log(`# ${name}: party ${r.code} at room ${r.room} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
       });
     }
 
