@@ -328,6 +328,7 @@ export default {
   "err.passkey_not_found": "You have no passkey with that id.",
   "err.passkeys_unavailable": "Passkeys need this server's domain name; open it by its name (not its address), or ask its operator to set CATAN_PUBLIC_ORIGINS.",
   "err.already_queued": "You are in the queue already; leave it first.",
+  "err.seated_elsewhere": "You have a seat in a room that has not started; leave it before joining the queue.",
   "err.not_queued": "You are not in the queue.",
   "err.party_not_found": "No party has that code.",
   "err.party_full": "That party has three members already.",

@@ -328,6 +328,7 @@ export default {
   "err.passkey_not_found": "你没有这个编号的通行密钥。",
   "err.passkeys_unavailable": "通行密钥需要本服务器的域名：请用域名（而不是 IP 地址）打开，或请运营者设置 CATAN_PUBLIC_ORIGINS。",
   "err.already_queued": "你已经在排队了；请先退出队列。",
+  "err.seated_elsewhere": "你在一个尚未开始的房间里有座位；请先离开那个座位再排队。",
   "err.not_queued": "你不在队列中。",
   "err.party_not_found": "没有这个组队码的队伍。",
   "err.party_full": "这个队伍已经有三人了。",

@@ -328,6 +328,7 @@ export default {
   "err.passkey_not_found": "你沒有這個編號的密碼金鑰。",
   "err.passkeys_unavailable": "密碼金鑰需要本伺服器的網域名稱：請用網域名稱（而不是 IP 位址）開啟，或請營運者設定 CATAN_PUBLIC_ORIGINS。",
   "err.already_queued": "你已經在排隊了；請先離開佇列。",
+  "err.seated_elsewhere": "你在一個尚未開始的房間裡有座位；請先離開那個座位再排隊。",
   "err.not_queued": "你不在佇列中。",
   "err.party_not_found": "沒有這個組隊碼的隊伍。",
   "err.party_full": "這個隊伍已經有三人了。",

@@ -55,6 +55,10 @@ async fn run_browser_tests(name: &str, binary: &str, package: &str) {
     let server = TestServer::start_with(|c| {
         c.bots.bot_think_ms = 0;
         c.admin_token = Some(ADMIN_TOKEN.into());
+        // As web/tests/browser.test.js starts its own: quick play's tables fill
+        // with bots after 5 s.
+        c.queue.queue_bots_after_secs = 5;
+        c.queue.queue_tick_ms = 250;
     })
     .await;
     let started = Instant::now();
