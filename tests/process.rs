@@ -142,8 +142,9 @@ impl ServerProcess {
 
 /// The command that runs this test binary as a server process
 /// (`persistence::child_server`) on `database_url`, on free ports, with the test
-/// limits of `Config::for_tests` and the extra variables `env` (which cannot
-/// override those: a compose file's `CATAN_BIND` must not move the test server).
+/// limits of `Config::for_tests` and the extra variables `env` (which may change
+/// those limits, but not the database or the ports: a compose file's `CATAN_BIND`
+/// must not move the test server).
 fn child_server_command(database_url: &str, env: &[(&str, &str)]) -> Command {
     // The running binary itself: on Linux `/proc/self/exe` still opens it after a
     // build elsewhere in the tree replaced its file (its path then no longer does).
@@ -166,13 +167,20 @@ fn child_server_command(database_url: &str, env: &[(&str, &str)]) -> Command {
         .env("CATAN_E2E_CHILD", "1")
         .env("DATABASE_URL", database_url)
         .env("CATAN_BIND", "127.0.0.1:0")
-        .env("CATAN_ADMIN_BIND", "127.0.0.1:0")
-        .env("CATAN_BOT_THINK_MS", "0")
-        .env("CATAN_RATE_LIMIT", "100000")
-        .env("CATAN_LOBBY_RATE_PER_MIN", "0")
-        .env("CATAN_WEBSOCKET_RATE_PER_MIN", "0")
-        .env("CATAN_CHAT_PER_MIN", "100000")
-        .env("CATAN_MAX_WEBSOCKETS_PER_ADDRESS", "100000")
-        .env("CATAN_MAX_CONNECTIONS_PER_ADDRESS", "0");
+        .env("CATAN_ADMIN_BIND", "127.0.0.1:0");
+    // The test limits, unless the caller sets one of them itself.
+    for (name, value) in [
+        ("CATAN_BOT_THINK_MS", "0"),
+        ("CATAN_RATE_LIMIT", "100000"),
+        ("CATAN_LOBBY_RATE_PER_MIN", "0"),
+        ("CATAN_WEBSOCKET_RATE_PER_MIN", "0"),
+        ("CATAN_CHAT_PER_MIN", "100000"),
+        ("CATAN_MAX_WEBSOCKETS_PER_ADDRESS", "100000"),
+        ("CATAN_MAX_CONNECTIONS_PER_ADDRESS", "0"),
+    ] {
+        if !env.iter().any(|(k, _)| *k == name) {
+            command.env(name, value);
+        }
+    }
     command
 }

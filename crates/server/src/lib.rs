@@ -472,6 +472,7 @@ fn spawn_server(
         max_per_address,
         header_timeout: std::time::Duration::from_secs(state.config.listen.header_timeout_secs),
         proxies: (*state.client_addresses).clone(),
+        peers: state.cluster.as_ref().map(|c| c.peers()),
     };
     tokio::spawn(listen::serve(
         listener,

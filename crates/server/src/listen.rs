@@ -134,6 +134,9 @@ pub struct ListenLimits {
     pub header_timeout: Duration,
     /// The reverse proxies in front, exempt from the per-address cap.
     pub proxies: ClientAddresses,
+    /// In a cluster, the other instances (which forward clients' calls and
+    /// sockets here), exempt from the per-address cap too.
+    pub peers: Option<Arc<crate::cluster::Peers>>,
 }
 
 /// How often accepting looks again for an idle socket to close while the listener
@@ -180,7 +183,9 @@ pub async fn serve(
             }
         };
         let key = limit_key(peer.ip());
-        let cap = if limits.proxies.is_trusted(peer.ip()) {
+        let cap = if limits.proxies.is_trusted(peer.ip())
+            || limits.peers.as_ref().is_some_and(|p| p.contains(peer.ip()))
+        {
             0
         } else {
             limits.max_per_address
@@ -520,6 +525,7 @@ mod tests {
             max_per_address,
             header_timeout: Duration::from_secs(10),
             proxies: ClientAddresses::default(),
+            peers: None,
         }
     }
 

@@ -36,6 +36,50 @@ pub struct Cluster {
     /// The secret the instances share, read at registration: forwarded requests
     /// carry it.
     secret: OnceLock<String>,
+    /// The addresses the other live instances connect from, as far as their
+    /// registered addresses say: exempt from the per-address socket cap (each
+    /// forwards many clients' sockets and calls).
+    peers: Arc<Peers>,
+}
+
+/// The addresses of the other live instances of a cluster, refreshed every beat.
+#[derive(Debug, Default)]
+pub struct Peers(std::sync::RwLock<Vec<std::net::IpAddr>>);
+
+impl Peers {
+    /// Whether `ip` is one of them.
+    #[must_use]
+    pub fn contains(&self, ip: std::net::IpAddr) -> bool {
+        let ip = ip.to_canonical();
+        self.0.read().expect("peers lock").contains(&ip)
+    }
+
+    fn set(&self, ips: Vec<std::net::IpAddr>) {
+        *self.0.write().expect("peers lock") = ips;
+    }
+}
+
+/// The IP addresses `address` (an instance's URL, `http://host:port`) names: the
+/// host itself when it is an address, else what it resolves to.
+async fn addresses_of(address: &str) -> Vec<std::net::IpAddr> {
+    let Ok(uri) = address.parse::<axum::http::Uri>() else {
+        return Vec::new();
+    };
+    let Some(host) = uri.host() else {
+        return Vec::new();
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    if let Ok(ip) = host.parse::<std::net::IpAddr>() {
+        return vec![ip.to_canonical()];
+    }
+    let port = uri.port_u16().unwrap_or(80);
+    match tokio::net::lookup_host((host, port)).await {
+        Ok(found) => found.map(|a| a.ip().to_canonical()).collect(),
+        Err(e) => {
+            warn!(%address, error = %e, "an instance's address does not resolve");
+            Vec::new()
+        }
+    }
 }
 
 impl Cluster {
@@ -48,6 +92,30 @@ impl Cluster {
             address,
             leases,
             secret: OnceLock::new(),
+            peers: Arc::default(),
+        }
+    }
+
+    /// The addresses of the other live instances (the listener exempts them from
+    /// the per-address cap).
+    #[must_use]
+    pub fn peers(&self) -> Arc<Peers> {
+        self.peers.clone()
+    }
+
+    /// Reads the other live instances' addresses again.
+    async fn refresh_peers(&self) {
+        match self.others().await {
+            Ok(others) => {
+                let mut ips = Vec::new();
+                for address in &others {
+                    ips.extend(addresses_of(address).await);
+                }
+                ips.sort_unstable();
+                ips.dedup();
+                self.peers.set(ips);
+            }
+            Err(e) => warn!(error = %e, "could not list the other instances"),
         }
     }
 
@@ -174,6 +242,7 @@ pub async fn run(
             }
             open
         });
+        cluster.refresh_peers().await;
         let ids: Vec<Uuid> = held.keys().copied().collect();
         match cluster.leases.renew(&ids).await {
             Ok(renewed) => {
