@@ -4,7 +4,7 @@
 # optionally the ws-baseline relay with the same room count; one JSON line per run
 # under bench/results/<timestamp>/ (git-ignored).
 #
-# Usage: bench/load.sh [--store sqlite|postgres] [--runs N] [--baseline]
+# Usage: bench/load.sh [--store sqlite|postgres] [--runs N] [--baseline] [--profile]
 #                      [--scenario saturation|latency|idle|soak|...]... (all below)
 # Scenarios (defaults; override with the environment variables in brackets):
 #   saturation  1000 rooms, think 0,   20 s after 5 s warm-up   [SAT_ROOMS, SAT_DURATION]
@@ -38,6 +38,11 @@
 #               last arrival count as unseated)   [QUEUE_RATE, QUEUE_SECS, QUEUE_GRACE]
 #   queue-3     the same on three instances of one cluster (PostgreSQL), each
 #               person at one instance in turn
+# --profile records the (first) server's call stacks with `perf record --call-graph
+# dwarf` for the measured window but 2 s at each end, of every loadgen scenario, and
+# adds the shares of its CPU time by kind of work (bench/profile_buckets.py: parsing,
+# redaction and encoding, engine, store, socket work, room task, runtime) to the
+# run's line; the whole report is <scenario>-<run>.profile.txt beside it.
 # --baseline runs the bare WebSocket relay whose source directory WS_BASELINE_DIR
 # names (a cargo project with baseline-server and loadgen binaries; copied to
 # /tmp/ws-baseline) for
@@ -47,12 +52,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-STORE=sqlite RUNS=1 BASELINE=0 SCENARIOS=()
+STORE=sqlite RUNS=1 BASELINE=0 PROFILE=0 SCENARIOS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --store) STORE=$2; shift 2 ;;
     --runs) RUNS=$2; shift 2 ;;
     --baseline) BASELINE=1; shift ;;
+    --profile) PROFILE=1; shift ;;
     --scenario) SCENARIOS+=("$2"); shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
@@ -152,17 +158,35 @@ run_loadgen() { # scenario run args...
   local scenario=$1 run=$2; shift 2
   start_server "$scenario-$run"
   [ "$scenario" = hard-bots ] && hard_rooms
-  local line rc=0
+  local line rc=0 perf_pid= shares=null
+  if [ "$PROFILE" = 1 ]; then
+    local warmup duration a prev=
+    for a in "$@"; do
+      case "$prev" in --warmup) warmup=$a ;; --duration) duration=$a ;; esac
+      prev=$a
+    done
+    (sleep $((${warmup:-2} + 2)); perf record -q -F 499 --call-graph dwarf,16384 -p "$SERVER_PID" \
+      -o "$OUT/$scenario-$run.perf" -- sleep $((${duration:-10} - 4))) 2>>"$OUT/perf.log" &
+    perf_pid=$!
+  fi
   line=$("$BIN/catan-loadgen" "${URLS[@]}" --server-pid "$SERVER_PID" --json "$@" \
     | tee -a "$OUT/loadgen.log" | tail -n 1) || rc=$?
+  if [ -n "$perf_pid" ]; then
+    wait "$perf_pid" || true
+    perf script -i "$OUT/$scenario-$run.perf" -F comm,tid,period,ip,sym,dso 2>/dev/null \
+      | python3 bench/profile_buckets.py >"$OUT/$scenario-$run.profile.txt"
+    shares=$(tail -n 1 "$OUT/$scenario-$run.profile.txt")
+    rm -f "$OUT/$scenario-$run.perf"
+  fi
   sleep 1
   local rows
   rows=$(store_rows)
   stop_server
   echo "$line" | jq -c --arg s "$scenario" --arg st "$STORE" --argjson run "$run" \
-    --argjson rows "$rows" --argjson rc "$rc" --arg args "$*" \
+    --argjson rows "$rows" --argjson rc "$rc" --arg args "$*" --argjson profile "$shares" \
     '. + {scenario: $s, store: $st, run: $run, store_rows: $rows, exit: $rc, args: $args,
-          store_matches_acks: ($rows == .actions_total)}' | tee -a "$OUT/runs.jsonl"
+          store_matches_acks: ($rows == .actions_total)}
+       + (if $profile == null then {} else {profile: $profile} end)' | tee -a "$OUT/runs.jsonl"
 }
 
 # The quick-play scenarios: guests made and given drawn ratings (in the database),
