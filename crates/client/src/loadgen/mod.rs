@@ -11,7 +11,9 @@
 //!   4 WebSockets of each game (or, in idle mode, holding the sockets open);
 //! - `misbehave`: the misbehaving client of each room (`--misbehave`);
 //! - `report`: what a slot counts, the server's resources sampled around the
-//!   measured window, and the [`Report`] built from both.
+//!   measured window, and the [`Report`] built from both;
+//! - [`queue`]: the quick-play scenario, people arriving at a steady rate to
+//!   join the queue (its own steps and report, not room slots).
 
 mod misbehave;
 mod play;
