@@ -405,3 +405,31 @@ async fn a_ban_taken_through_one_instance_closes_the_seat_on_another() {
     );
     plain.close();
 }
+
+/// Moderation while other writes go on, on SQLite: thirty players muted at one
+/// moment are all muted (each moderation's transaction writes first, so SQLite's
+/// one writer lock is waited for rather than failed on).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn moderations_at_one_moment_all_land_on_sqlite() {
+    let (url, _dir) = fresh_sqlite_url();
+    let server = TestServer::start_with(|c| {
+        c.store.database_url = url.clone().into();
+        c.admin_token = Some("moderation-admin-token".into());
+    })
+    .await;
+    let mut paths = Vec::new();
+    for i in 0..30 {
+        let (p, _) = server.guest(&format!("P{i}")).await;
+        paths.push(format!("/admin/players/{}/mute", p.player.id));
+    }
+    let answers = futures_util::future::join_all(
+        paths
+            .iter()
+            .map(|path| admin(&server, path, Some(json!({ "reason": "test", "hours": 1 })))),
+    )
+    .await;
+    for (status, body) in &answers {
+        assert_eq!(*status, 200, "{body}");
+    }
+    server.stop().await;
+}

@@ -174,11 +174,15 @@ impl SqlStore {
     pub(super) async fn insert_moderation(&self, m: &ModerationRow) -> Result<bool, StoreError> {
         let mut tx = self.pool().begin().await?;
         let id = m.player_id.to_string();
-        let exists = sqlx::query("SELECT 1 FROM players WHERE id = $1")
+        // A write first (changing nothing), which also says whether the player
+        // exists: SQLite then takes its writer's lock at once, where a read first
+        // could not be upgraded once another writer (a game's actions) committed.
+        let exists = sqlx::query("UPDATE players SET id = id WHERE id = $1")
             .bind(&id)
-            .fetch_optional(&mut *tx)
+            .execute(&mut *tx)
             .await?
-            .is_some();
+            .rows_affected()
+            == 1;
         if !exists {
             return Ok(false);
         }
