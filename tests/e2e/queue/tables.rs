@@ -93,30 +93,28 @@ async fn drop_and_refill(server: &TestServer) {
     assert_eq!(call(server, Method::GET, &fay, None).await.0, 404);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn who_does_not_connect_is_dropped_and_the_seat_refilled_on_sqlite() {
-    let (url, _dir) = fresh_sqlite_url();
-    let server = TestServer::start_with(|c| {
-        c.store.database_url = url.clone().into();
+/// A server on `url` with quick formings, bots after 1 s, 1 s to connect.
+async fn quick(url: &str) -> TestServer {
+    TestServer::start_with(|c| {
+        c.store.database_url = url.to_owned().into();
         c.queue.queue_tick_ms = 100;
         c.queue.queue_bots_after_secs = 1;
         c.queue.queue_connect_secs = 1;
     })
-    .await;
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn who_does_not_connect_is_dropped_and_the_seat_refilled_on_sqlite() {
+    let (url, _dir) = fresh_sqlite_url();
+    let server = quick(&url).await;
     drop_and_refill(&server).await;
     server.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn who_does_not_connect_is_dropped_and_the_seat_refilled_on_postgres() {
-    let url = fresh_postgres_url().await;
-    let server = TestServer::start_with(|c| {
-        c.store.database_url = url.clone().into();
-        c.queue.queue_tick_ms = 100;
-        c.queue.queue_bots_after_secs = 1;
-        c.queue.queue_connect_secs = 1;
-    })
-    .await;
+    let server = quick(&fresh_postgres_url().await).await;
     drop_and_refill(&server).await;
     server.stop().await;
 }

@@ -153,6 +153,27 @@ fn queued(row: &AnyRow) -> Result<QueueRow, StoreError> {
     })
 }
 
+/// Adds `player` (named `name`) to party `code`, in `tx`.
+async fn add_member(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    code: &str,
+    player: Uuid,
+    name: &str,
+    at: u64,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO queue_party_members (player_id, code, name, joined_at) \
+         VALUES ($1, $2, $3, $4)",
+    )
+    .bind(player.to_string())
+    .bind(code)
+    .bind(name)
+    .bind(to_i64(at))
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
 #[async_trait]
 impl QueueStore for SqlStore {
     async fn queue_join(&self, rows: &[QueueRow]) -> Result<bool, StoreError> {
@@ -378,16 +399,7 @@ impl QueueStore for SqlStore {
             .bind(to_i64(at))
             .execute(&mut *tx)
             .await?;
-        sqlx::query(
-            "INSERT INTO queue_party_members (player_id, code, name, joined_at) \
-             VALUES ($1, $2, $3, $4)",
-        )
-        .bind(leader.to_string())
-        .bind(code)
-        .bind(name)
-        .bind(to_i64(at))
-        .execute(&mut *tx)
-        .await?;
+        add_member(&mut tx, code, leader, name, at).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -422,16 +434,7 @@ impl QueueStore for SqlStore {
         if count >= i64::from(most) {
             return Ok(PartyJoin::Full);
         }
-        sqlx::query(
-            "INSERT INTO queue_party_members (player_id, code, name, joined_at) \
-             VALUES ($1, $2, $3, $4)",
-        )
-        .bind(player.to_string())
-        .bind(code)
-        .bind(name)
-        .bind(to_i64(at))
-        .execute(&mut *tx)
-        .await?;
+        add_member(&mut tx, code, player, name, at).await?;
         tx.commit().await?;
         Ok(PartyJoin::Joined)
     }
