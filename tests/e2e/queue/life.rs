@@ -147,6 +147,7 @@ async fn queue_life(server: &TestServer) {
         "the game waits for everyone to connect"
     );
     assert_eq!(room.seats.len(), 3);
+    assert!(!room.options.listed, "not in the public list");
     let names: Vec<String> = room
         .seats
         .iter()

@@ -132,6 +132,9 @@ async fn seat(
     let mut options = state.config.rooms.room_defaults();
     options.game = options.game.with_players(seats);
     options.rated = rated;
+    // Not in the public list: an open seat (someone dropped) is the queue's to
+    // fill, not a passer-by's.
+    options.listed = false;
     let host = token::new_token();
     let room = state
         .rooms
