@@ -32,6 +32,9 @@ pub struct Topology {
     pub vertex_coords: [(i16, i16); VERTEX_COUNT],
     /// The 1 to 3 tiles touching each intersection.
     pub vertex_tiles: [Vec<TileId>; VERTEX_COUNT],
+    /// `vertex_tiles` as a mask (bit `t` for tile `t`), for the robber's listing
+    /// the tiles a seat's buildings touch in one pass over its buildings.
+    pub(crate) vertex_tile_mask: [u32; VERTEX_COUNT],
     /// The 2 or 3 intersections one path away.
     pub vertex_neighbors: [Vec<VertexId>; VERTEX_COUNT],
     /// `vertex_neighbors` as a mask, for the distance rule.
@@ -139,6 +142,11 @@ impl Topology {
                 vertex_tiles[v.index()].push(TileId(u8::try_from(t).expect("19 tiles")));
             }
         }
+        let vertex_tile_mask = std::array::from_fn(|v| {
+            vertex_tiles[v]
+                .iter()
+                .fold(0u32, |m: u32, t: &TileId| m | 1 << t.0)
+        });
         let tile_neighbors = std::array::from_fn(|t| {
             let (q, r) = tile_coords[t];
             let dirs = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1)];
@@ -240,6 +248,7 @@ impl Topology {
             tile_neighbors,
             vertex_coords,
             vertex_tiles,
+            vertex_tile_mask,
             vertex_neighbors,
             vertex_neighbor_mask,
             vertex_edges,

@@ -119,41 +119,53 @@ impl Game {
 
     fn push_robber_moves(&self, seat: Seat, out: &mut Vec<Action>) {
         let topo = topology();
-        // Opponents who could be robbed somewhere: with a card and a building.
-        let mut candidates = [(0u8, 0u64); MAX_SEATS];
+        // Opponents who could be robbed somewhere, with a card and a building,
+        // each with the tiles its buildings touch (bit `t` for tile `t`).
+        let mut victims = [(Seat(0), 0u32); MAX_SEATS];
         let mut n = 0;
+        let mut touched = 0u32;
         for (s, p) in self.players[..usize::from(self.options.players)]
             .iter()
             .enumerate()
         {
-            if s != seat.index() && p.buildings() != 0 && !p.hand.is_empty() {
-                candidates[n] = (s as u8, p.buildings());
+            if s == seat.index() || p.hand.is_empty() {
+                continue;
+            }
+            let mut tiles = 0u32;
+            let mut buildings = p.buildings();
+            while buildings != 0 {
+                tiles |= topo.vertex_tile_mask[buildings.trailing_zeros() as usize];
+                buildings &= buildings - 1;
+            }
+            if tiles != 0 {
+                victims[n] = (Seat(s as u8), tiles);
                 n += 1;
+                touched |= tiles;
             }
         }
-        // Written branch-free into a local buffer of (tile, victim or NOBODY) pairs:
-        // which tiles touch whom is random.
-        const NOBODY: u8 = u8::MAX;
-        let mut buf = [(0u8, NOBODY); TILE_COUNT * MAX_SEATS];
-        let mut len = 0;
+        // Every other tile (the robber must move, R-7.2), with each possible victim in
+        // seat order, or with nobody to rob.
         for t in 0..TILE_COUNT as u8 {
-            let corners = topo.tile_vertex_mask[usize::from(t)];
-            let start = len;
-            for &(s, buildings) in &candidates[..n] {
-                buf[len] = (t, s);
-                len += usize::from(buildings & corners != 0);
-            }
-            buf[len] = (t, NOBODY);
-            len += usize::from(len == start);
-            // The robber must move: drop whatever this tile wrote.
+            let bit = 1u32 << t;
             if t == self.robber.0 {
-                len = start;
+                continue;
+            }
+            if touched & bit == 0 {
+                out.push(Action::MoveRobber {
+                    tile: TileId(t),
+                    victim: None,
+                });
+                continue;
+            }
+            for &(victim, tiles) in &victims[..n] {
+                if tiles & bit != 0 {
+                    out.push(Action::MoveRobber {
+                        tile: TileId(t),
+                        victim: Some(victim),
+                    });
+                }
             }
         }
-        out.extend(buf[..len].iter().map(|&(t, s)| Action::MoveRobber {
-            tile: TileId(t),
-            victim: (s != NOBODY).then_some(Seat(s)),
-        }));
     }
 
     fn push_dev_plays(&self, seat: Seat, out: &mut Vec<Action>) {
