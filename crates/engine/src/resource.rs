@@ -91,9 +91,11 @@ impl Resources {
     /// The counts packed into a word, byte `r` for resource `r` (so that several
     /// resources add up in one register); bytes above the fifth are ignored.
     #[must_use]
-    pub(crate) const fn from_word(w: u64) -> Resources {
-        let [a, b, c, d, e, ..] = w.to_le_bytes();
-        Resources([a, b, c, d, e])
+    pub(crate) fn from_word(w: u64) -> Resources {
+        // One copy of the five bytes (a 4-byte and a 1-byte store, not five).
+        let mut counts = [0; 5];
+        counts.copy_from_slice(&w.to_le_bytes()[..5]);
+        Resources(counts)
     }
 
     /// How many of `r`.
@@ -119,14 +121,21 @@ impl Resources {
         self.0 == [0; 5]
     }
 
+    /// The counts as the low five bytes of a word, byte `r` for resource `r`: the
+    /// comparisons below test all five at once in it.
+    #[inline]
+    pub(crate) const fn word(&self) -> u64 {
+        let [a, b, c, d, e] = self.0;
+        u64::from_le_bytes([a, b, c, d, e, 0, 0, 0])
+    }
+
     /// Whether `self` holds at least `other` of every resource.
     #[must_use]
+    #[inline]
     pub fn contains(&self, other: &Resources) -> bool {
-        // Branch-free: all five comparisons, then one test (hands are unpredictable).
-        self.0
-            .iter()
-            .zip(other.0.iter())
-            .fold(true, |all, (a, b)| all & (a >= b))
+        // Branch-free: all five comparisons at once, then one test (hands are
+        // unpredictable).
+        at_least_lanes(self.word(), other.word()) == LANE_HIGH
     }
 
     /// Adds `other` (saturating; callers keep totals within the 19-card bank).
@@ -155,11 +164,24 @@ impl Resources {
 
     /// The resources with at least `n` cards, as a bit set by resource index.
     #[must_use]
+    #[inline]
     pub fn at_least(&self, n: u8) -> u8 {
-        self.0
-            .iter()
-            .enumerate()
-            .fold(0, |m, (i, &c)| m | (u8::from(c >= n) << i))
+        let ge = at_least_lanes(self.word(), Resources::splat(n).word());
+        // Bit `8r + 7` of `ge` to bit `r`: the multiplier moves each lane's bit to
+        // `56 + r` (no two partial products meet, so nothing carries into them).
+        const GATHER: u64 = 1 << 56 | 1 << 49 | 1 << 42 | 1 << 35 | 1 << 28;
+        ((ge >> 7).wrapping_mul(GATHER) >> 56) as u8 & 0x1f
+    }
+
+    /// The first resource with a card, in index order.
+    #[must_use]
+    #[inline]
+    pub(crate) fn first_kind(&self) -> Option<Resource> {
+        let w = self.word();
+        if w == 0 {
+            return None;
+        }
+        Resource::ALL.get(w.trailing_zeros() as usize / 8).copied()
     }
 
     /// The resources with a non-zero count, in index order.
@@ -180,6 +202,21 @@ impl Resources {
         }
         None
     }
+}
+
+/// The high bit of each of the five bytes of [`Resources::word`].
+const LANE_HIGH: u64 = 0x80_8080_8080;
+
+/// Byte by byte over the five bytes of two [`Resources::word`]s, whether `a >= b`:
+/// the high bit of each byte set where it is, nothing else. Exact for every count
+/// (0..=255): the low seven bits are compared by a subtraction no byte borrows
+/// across (a high bit set in each byte of the first operand, cleared in the second),
+/// the high bits directly.
+#[inline]
+const fn at_least_lanes(a: u64, b: u64) -> u64 {
+    const LOW: u64 = 0x7f_7f7f_7f7f;
+    let low_ge = (a | LANE_HIGH) - (b & LOW);
+    ((a & !b) | (!(a ^ b) & low_ge)) & LANE_HIGH
 }
 
 /// Resource cards by kind: one field per resource, a count of 0 left out; `{}` is no
@@ -259,6 +296,32 @@ mod tests {
     #[test]
     fn unknown_resource_names_are_rejected() {
         assert!(serde_json::from_str::<Resources>(r#"{"gold":1}"#).is_err());
+    }
+
+    #[test]
+    fn contains_and_at_least_agree_with_a_count_by_count_comparison() {
+        // Every count 0..=255 on either side, in every lane: the word comparisons
+        // must not let one resource's count spill into another's.
+        let counts = [
+            0u8, 1, 2, 3, 4, 7, 18, 19, 20, 126, 127, 128, 129, 200, 254, 255,
+        ];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            counts[(x % counts.len() as u64) as usize]
+        };
+        for _ in 0..200_000 {
+            let a = Resources([next(), next(), next(), next(), next()]);
+            let b = Resources([next(), next(), next(), next(), next()]);
+            let naive = a.0.iter().zip(b.0.iter()).all(|(x, y)| x >= y);
+            assert_eq!(a.contains(&b), naive, "{a:?} {b:?}");
+            let n = b.0[0];
+            let naive: u8 = (0..5).filter(|&r| a.0[r] >= n).fold(0, |m, r| m | 1 << r);
+            assert_eq!(a.at_least(n), naive, "{a:?} {n}");
+            assert_eq!(a.first_kind(), a.kinds().next(), "{a:?}");
+        }
     }
 
     #[test]

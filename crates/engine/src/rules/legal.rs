@@ -43,8 +43,9 @@ fn push_edges(mut m: u128, out: &mut Vec<Action>) {
 /// One card of the first resource held, asking one card of another resource: the
 /// representative of the trade-offer kinds.
 fn representative_terms(hand: &Resources) -> Option<(Resources, Resources)> {
-    let give = hand.kinds().next()?;
-    let get = Resource::ALL.into_iter().find(|&r| r != give)?;
+    let give = hand.first_kind()?;
+    // The first other resource: lumber, or brick when lumber is given.
+    let get = Resource::ALL[usize::from(give == Resource::Lumber)];
     Some((Resources::single(give, 1), Resources::single(get, 1)))
 }
 

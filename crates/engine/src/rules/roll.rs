@@ -129,30 +129,39 @@ impl Game {
             };
             let card = 1u64 << (8 * r.index());
             // Each building on the tile's corners pays its owner: 1 card per settlement,
-            // 2 per city. Counted corner by corner, without a branch per seat.
+            // 2 per city. Counted corner by corner; a corner has one owner, the first
+            // seat found holding it.
             let mut built = occupied & topo.tile_vertex_mask[t];
             while built != 0 {
-                let v = built.trailing_zeros();
+                let corner = built & built.wrapping_neg();
                 built &= built - 1;
                 for (o, p) in owed.iter_mut().zip(&self.players) {
-                    let n = ((p.settlements >> v) & 1) + 2 * ((p.cities >> v) & 1);
-                    *o += n * card;
+                    if (p.settlements | p.cities) & corner != 0 {
+                        *o += card << u32::from(p.cities & corner != 0);
+                        break;
+                    }
                 }
             }
         }
-        let total: u64 = owed.iter().sum();
+        let mut total: u64 = owed.iter().sum();
         if total == 0 {
             return;
         }
         if !self.bank.contains(&Resources::from_word(total)) {
             self.share_short_resources(&mut owed, out);
+            total = owed.iter().sum();
         }
+        // Paid word by word: the bank holds `total` now (no byte borrows), and a hand
+        // plus what it gets stays within the 19 cards of a resource (R-2.5: bank and
+        // hands always add up to them), so no byte carries either.
+        debug_assert!(self.bank.contains(&Resources::from_word(total)));
+        self.bank = Resources::from_word(self.bank.word() - total);
         let players = usize::from(self.options.players);
         for (s, &o) in owed[..players].iter().enumerate() {
             if o != 0 {
                 let cards = Resources::from_word(o);
-                self.bank.sub(&cards);
-                self.players[s].hand.add(&cards);
+                let hand = &mut self.players[s].hand;
+                *hand = Resources::from_word(hand.word() + o);
                 out.push(Event::Produced {
                     seat: Seat(s as u8),
                     cards,
