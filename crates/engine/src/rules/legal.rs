@@ -169,13 +169,22 @@ impl Game {
         }
     }
 
+    /// The card plays of `seat`. Inlined for the common case, no playable card,
+    /// which costs one compare: every action card held (VP cards are never played)
+    /// was bought this turn; one card per turn.
+    #[inline]
     fn push_dev_plays(&self, seat: Seat, out: &mut Vec<Action>) {
         let p = &self.players[seat.index()];
-        // One card per turn. The common case, no playable card, in one compare:
-        // every action card held (VP cards are never played) was bought this turn.
         if self.dev_played || p.dev_cards.0[..4] == p.dev_cards_new.0[..4] {
             return;
         }
+        self.push_playable_cards(seat, out);
+    }
+
+    /// [`Game::push_dev_plays`] once a card may be playable.
+    #[inline(never)]
+    fn push_playable_cards(&self, seat: Seat, out: &mut Vec<Action>) {
+        let p = &self.players[seat.index()];
         if p.playable(DevCard::Knight) > 0 {
             out.push(Action::PlayKnight);
         }

@@ -29,6 +29,7 @@ pub(crate) fn maritime_ratios(reach: u8) -> [u8; 5] {
 /// harbor. A harbor counts as soon as a building stands on one of its two
 /// intersections, so only the buildings on harbor intersections are looked
 /// at, usually none or one.
+#[inline]
 pub(crate) fn harbors_in_reach(map: &Map, buildings: VertexMask) -> u8 {
     let topo = topology();
     let mut on_harbors = buildings & topo.harbor_vertices;
@@ -57,6 +58,7 @@ impl Game {
     }
 
     /// The harbors `seat` may use, as [`harbors_in_reach`] tells them.
+    #[inline]
     pub(crate) fn harbors_in_reach(&self, seat: Seat) -> u8 {
         harbors_in_reach(&self.map, self.players[seat.index()].buildings())
     }
