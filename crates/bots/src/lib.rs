@@ -44,7 +44,7 @@ pub use driver::SeatDriver;
 pub use heuristic::{HeuristicBot, Level};
 pub use kind::strategy;
 pub use random::RandomBot;
-pub use search::{Budget, SearchBot};
+pub use search::{Budget, SearchBot, playouts_begun};
 
 /// A way of playing: picks one of a seat's legal actions from that seat's view.
 ///

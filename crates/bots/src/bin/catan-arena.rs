@@ -17,6 +17,10 @@
 //! many per setup road); `--hard-ms 0` leaves only those caps, so a run is
 //! reproducible.
 //!
+//! `--playouts` also prints how many whole-game playouts the hard level's searched
+//! decisions played (setup placements and turns apart: mean, median, fewest), the
+//! measure of how much search its clock buys.
+//!
 //! `--bots` names one strategy per seat; the lineup rotates one seat per game, so
 //! each entry sits in every seat equally often. Game `i` uses the game seed
 //! `seed * 1_000_003 + i`, so a run gives the same games whatever `--threads` is.
@@ -91,6 +95,9 @@ struct Args {
     /// per setup road).
     #[arg(long, value_name = "N", default_value_t = Budget::DEFAULT_SETUP_PLAYOUTS)]
     hard_setup_playouts: u32,
+    /// Also print the whole-game playouts of the hard level's searched decisions.
+    #[arg(long)]
+    playouts: bool,
 }
 
 impl Args {
@@ -112,12 +119,17 @@ impl Args {
 /// Decision times in nanoseconds, one list per bot kind (in [`BotKind::ALL`] order).
 type Times = Vec<Vec<u64>>;
 
+/// Playouts per searched decision: the setup placements', then the turns'.
+type Playouts = [Vec<u64>; 2];
+
 /// A strategy whose every decision is timed into a shared list of its kind.
 struct Timed {
     /// The strategy timed.
     inner: Box<dyn Strategy + Send>,
     /// Where its decision times go.
     times: Arc<Mutex<Vec<u64>>>,
+    /// Where the playouts of its searched decisions go (hard bots' only).
+    playouts: Arc<Mutex<Playouts>>,
 }
 
 impl Strategy for Timed {
@@ -126,10 +138,16 @@ impl Strategy for Timed {
     }
 
     fn choose(&mut self, view: &GameView, legal: &[Action], rng: &mut dyn RngCore) -> Action {
+        let begun = catan_bots::playouts_begun();
         let start = Instant::now();
         let a = self.inner.choose(view, legal, rng);
         let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
         self.times.lock().expect("times lock").push(ns);
+        let played = catan_bots::playouts_begun() - begun;
+        if played > 0 {
+            let setup = matches!(view.phase, catan_engine::Phase::Setup { .. });
+            self.playouts.lock().expect("playouts lock")[usize::from(!setup)].push(played);
+        }
         a
     }
 
@@ -139,13 +157,14 @@ impl Strategy for Timed {
 }
 
 /// Splits the games into `threads` contiguous ranges played in parallel; returns
-/// the totals and every decision's time by kind.
-fn run(args: &Args, options: GameOptions) -> (Tally, Times) {
+/// the totals, every decision's time by kind and the hard level's playouts.
+fn run(args: &Args, options: GameOptions) -> (Tally, Times, Playouts) {
     let threads = args.threads();
     let hard = args.hard();
     let per = args.games.div_ceil(threads);
     let mut total = Tally::default();
     let mut times: Times = vec![Vec::new(); BotKind::ALL.len()];
+    let mut playouts = Playouts::default();
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
@@ -153,35 +172,63 @@ fn run(args: &Args, options: GameOptions) -> (Tally, Times) {
                 s.spawn(move || {
                     let lists: Vec<Arc<Mutex<Vec<u64>>>> =
                         BotKind::ALL.iter().map(|_| Arc::default()).collect();
+                    let played: Arc<Mutex<Playouts>> = Arc::default();
                     let make = |k: BotKind| -> Box<dyn Strategy + Send> {
                         let inner: Box<dyn Strategy + Send> = match k {
                             BotKind::Hard => Box::new(SearchBot::new(hard)),
                             k => catan_bots::strategy(k),
                         };
                         let times = Arc::clone(&lists[kind_index(k)]);
-                        Box::new(Timed { inner, times })
+                        let playouts = Arc::clone(&played);
+                        Box::new(Timed {
+                            inner,
+                            times,
+                            playouts,
+                        })
                     };
                     let tally = arena::run_with(&args.lineup, options, args.seed, range, &make);
                     let lists: Times = lists
                         .iter()
                         .map(|l| std::mem::take(&mut *l.lock().expect("times lock")))
                         .collect();
-                    (tally, lists)
+                    let played = std::mem::take(&mut *played.lock().expect("playouts lock"));
+                    (tally, lists, played)
                 })
             })
             .collect();
         for h in handles {
-            let (tally, lists) = h.join().expect("a worker panicked");
+            let (tally, lists, played) = h.join().expect("a worker panicked");
             total.merge(tally);
             for (all, l) in times.iter_mut().zip(lists) {
                 all.extend(l);
             }
+            for (all, p) in playouts.iter_mut().zip(played) {
+                all.extend(p);
+            }
         }
     });
-    for t in &mut times {
+    for t in times.iter_mut().chain(playouts.iter_mut()) {
         t.sort_unstable();
     }
-    (total, times)
+    (total, times, playouts)
+}
+
+/// Prints the playouts of the hard level's searched decisions (`--playouts`), each
+/// list sorted.
+fn print_playouts(playouts: &Playouts) {
+    for (what, p) in ["setup placements", "turns"].iter().zip(playouts) {
+        if p.is_empty() {
+            println!("hard playouts, {what}: no searched decision");
+            continue;
+        }
+        let mean = p.iter().sum::<u64>() as f64 / p.len() as f64;
+        println!(
+            "hard playouts, {what}: mean {mean:.1}, median {}, fewest {} per searched decision over {} decisions",
+            p[(p.len() - 1) / 2],
+            p[0],
+            p.len()
+        );
+    }
 }
 
 /// The position of `k` in [`BotKind::ALL`].
@@ -214,9 +261,12 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let started = Instant::now();
-    let (tally, times) = run(&args, options);
+    let (tally, times, playouts) = run(&args, options);
     let secs = started.elapsed().as_secs_f64();
     report(&args, &tally, &times, secs);
+    if args.playouts {
+        print_playouts(&playouts);
+    }
     if args.ratings {
         print_ratings(&args.lineup, &tally);
     }

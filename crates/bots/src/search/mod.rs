@@ -151,9 +151,23 @@ impl Strategy for SearchBot {
     }
 }
 
+thread_local! {
+    /// Whole-game playouts begun on this thread (a search runs on its caller's thread).
+    static PLAYOUTS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Whole-game playouts the hard bots of this thread have begun so far: the arena
+/// reads it around each decision (`catan-arena --playouts`) to report how many
+/// playouts a decision fits within its clock.
+#[must_use]
+pub fn playouts_begun() -> u64 {
+    PLAYOUTS.with(std::cell::Cell::get)
+}
+
 /// Applies `first` for `me`, plays the rest of the game with medium bots for every
 /// seat and scores the end for `me` ([`score`]).
 fn playout(game: &mut Game, me: Seat, first: Action, rng: &mut ChaCha8Rng) -> f64 {
+    PLAYOUTS.with(|n| n.set(n.get() + 1));
     let mut events: Vec<Event> = Vec::with_capacity(32);
     if game
         .apply_into(catan_engine::Actor::Seat(me), first, &mut events)
