@@ -120,6 +120,41 @@ impl Tree<'_> {
     }
 }
 
+/// The longest trail through the road `e` just added to `roads`, when the roads a
+/// trail can reach from it hold no loop: then they form a tree, every trail is a path,
+/// and the longest one through `e` joins the longest path down from each of its ends
+/// (an end at a blocked intersection adds nothing: the trail stops there). Any
+/// longer trail avoids `e` and was counted before it was built. `None` when a loop is
+/// met (`e` closed it or it was there): the caller searches the component instead.
+/// One pass over the component, without gathering it first.
+fn route_through_new_road(
+    topo: &Topology,
+    roads: EdgeMask,
+    e: EdgeId,
+    blocked: VertexMask,
+) -> Option<u8> {
+    let mut tree = Tree {
+        topo,
+        roads,
+        blocked,
+        visited: 0,
+        longest: 0,
+        has_loop: false,
+    };
+    let mut through = 1;
+    for end in topo.edge_vertices[e.index()] {
+        if blocked & end.bit() == 0 {
+            // Down from this end, never back through `e`: meeting the other end
+            // another way is a loop.
+            through += tree.height(end.index(), e.bit());
+            if tree.has_loop {
+                return None;
+            }
+        }
+    }
+    Some(through)
+}
+
 /// The longest trail through `roads` by depth-first search from a few start points
 /// only: a longest trail can always be taken to start at an intersection where an odd
 /// number of the roads meet (1 or 3) or at a blocked one, since a trail starting at an
@@ -266,11 +301,15 @@ impl Game {
         );
         let p = &mut self.players[seat.index()];
         let topo = topology();
-        let reachable = trail_component(topo, p.roads, e, blocked);
-        // A trail uses each road once: a component no larger than the recorded route
-        // cannot hold a longer one, and needs no search.
-        if reachable.count_ones() > u32::from(p.road_length) {
-            p.road_length = p.road_length.max(component_route(topo, reachable, blocked));
+        if let Some(through) = route_through_new_road(topo, p.roads, e, blocked) {
+            p.road_length = p.road_length.max(through);
+        } else {
+            let reachable = trail_component(topo, p.roads, e, blocked);
+            // A trail uses each road once: a component no larger than the recorded
+            // route cannot hold a longer one, and needs no search.
+            if reachable.count_ones() > u32::from(p.road_length) {
+                p.road_length = p.road_length.max(component_route(topo, reachable, blocked));
+            }
         }
         self.decide_longest_road(out);
     }
