@@ -49,7 +49,15 @@ impl Game {
     /// A harbor counts as soon as a building stands on one of its intersections.
     #[must_use]
     pub fn maritime_ratio(&self, seat: Seat, give: Resource) -> u8 {
-        self.maritime_ratios(seat)[give.index()]
+        // As `maritime_ratios`, for one resource.
+        let reach = self.harbors_in_reach(seat);
+        if reach & (1 << give.index()) != 0 {
+            2
+        } else if reach & GENERIC_HARBOR != 0 {
+            3
+        } else {
+            4
+        }
     }
 
     /// [`Game::maritime_ratio`] of every resource, in resource order.

@@ -174,6 +174,9 @@ fn maritime_ratios_match_a_scan_of_every_harbor() {
                 }
             }
             assert_eq!(g.maritime_ratios(A), expected, "seed {seed}, own {own:#x}");
+            for r in Resource::ALL {
+                assert_eq!(g.maritime_ratio(A, r), expected[r.index()], "{r:?}");
+            }
         }
     }
 }
