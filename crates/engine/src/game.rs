@@ -179,6 +179,9 @@ pub struct Game {
     pub(crate) rng: ChaCha8Rng,
     /// Terrain, numbers, harbors.
     pub(crate) map: Map,
+    /// The tiles carrying each number, by number (`rules::tiles_by_number` of
+    /// `map`, which never changes): a roll's tiles in one look-up.
+    pub(crate) tiles_by_number: [u32; 13],
     /// The robber's tile.
     pub(crate) robber: TileId,
     /// One entry per seat, `options.players` long in effect.
@@ -235,6 +238,7 @@ impl Game {
             options,
             seed,
             rng,
+            tiles_by_number: crate::rules::tiles_by_number(&map),
             map,
             robber,
             players: std::array::from_fn(|_| Player::new()),

@@ -289,6 +289,7 @@ impl Game {
             options: p.options,
             seed: p.seed,
             rng,
+            tiles_by_number: crate::rules::tiles_by_number(&p.map),
             map: p.map,
             robber: p.robber,
             players,

@@ -128,6 +128,7 @@ fn from_format_1(s: Saved) -> Result<Game, PositionError> {
         options: s.options,
         seed: s.seed,
         rng,
+        tiles_by_number: crate::rules::tiles_by_number(&s.map),
         map: s.map,
         robber: s.robber,
         players: s

@@ -16,5 +16,6 @@ pub use awards::{LARGEST_ARMY_MIN, LONGEST_ROAD_MIN};
 pub use awards::{longest_route, route_length};
 pub use build::{distance_ok, distance_ok_vertices, road_spots, settlement_spots};
 pub use legal::setup_seat;
+pub(crate) use roll::tiles_by_number;
 pub use trade::MAX_OPEN_OFFERS;
 pub(crate) use trade::{harbors_in_reach, maritime_ratios};

@@ -2,7 +2,7 @@
 
 use rand::Rng;
 
-use crate::board::{TILE_COUNT, topology};
+use crate::board::{Map, topology};
 use crate::error::ActionError;
 use crate::event::Event;
 use crate::game::Game;
@@ -120,7 +120,8 @@ impl Game {
         let mut owed = [0u64; MAX_SEATS];
         let occupied = self.occupied_vertices();
         let robber = 1u32.checked_shl(u32::from(self.robber.0)).unwrap_or(0);
-        let mut tiles = tiles_numbered(&self.map.numbers, number) & !robber;
+        let on_number = self.tiles_by_number.get(usize::from(number)).copied();
+        let mut tiles = on_number.unwrap_or(0) & !robber;
         while tiles != 0 {
             let t = tiles.trailing_zeros() as usize;
             tiles &= tiles - 1;
@@ -193,45 +194,42 @@ impl Game {
     }
 }
 
-/// The tiles carrying `number`, as a bit set by tile index: the 19 tokens compared
-/// eight at a time, without a branch per tile.
-fn tiles_numbered(numbers: &[u8; TILE_COUNT], number: u8) -> u32 {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut mask = 0u32;
-    for (i, chunk) in numbers.chunks(8).enumerate() {
-        let mut bytes = [number ^ 0xff; 8];
-        bytes[..chunk.len()].copy_from_slice(chunk);
-        let x = u64::from_le_bytes(bytes) ^ (u64::from(number) * 0x0101_0101_0101_0101);
-        // High bit of each byte set where the byte of `x` is zero (exact, no borrows).
-        let zero = !(((x & LOW7) + LOW7) | x) & HIGH;
-        // Gather the eight high bits into one byte.
-        let bits = ((zero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32;
-        mask |= bits << (8 * i);
+/// The tiles carrying each number (bit `t` for tile `t`), by number: what
+/// [`Game`] keeps beside its map so that a roll finds its tiles in one look-up
+/// . Numbers above 12 are on no tile of a valid map and are left out.
+pub(crate) fn tiles_by_number(map: &Map) -> [u32; 13] {
+    let mut tiles = [0u32; 13];
+    for (t, &n) in map.numbers.iter().enumerate() {
+        if let Some(m) = tiles.get_mut(usize::from(n)) {
+            *m |= 1 << t;
+        }
     }
-    mask
+    tiles
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::TILE_COUNT;
 
     #[test]
-    fn tiles_numbered_finds_exactly_the_tiles_with_the_number() {
-        let mut numbers = [0u8; TILE_COUNT];
+    fn tiles_by_number_finds_exactly_the_tiles_with_each_number() {
+        let mut map = Map::beginner();
         for seed in 0..2_000u32 {
-            for (t, n) in numbers.iter_mut().enumerate() {
+            for (t, n) in map.numbers.iter_mut().enumerate() {
                 *n = ((seed.wrapping_mul(2_654_435_761) >> (t % 13)) as u8).wrapping_add(t as u8)
                     % 14;
             }
-            for number in 0..=255u8 {
+            let tiles = tiles_by_number(&map);
+            for number in 0..=12u8 {
                 let naive = (0..TILE_COUNT)
-                    .filter(|&t| numbers[t] == number)
+                    .filter(|&t| map.numbers[t] == number)
                     .fold(0u32, |m, t| m | 1 << t);
                 assert_eq!(
-                    tiles_numbered(&numbers, number),
+                    tiles[usize::from(number)],
                     naive,
-                    "{numbers:?} {number}"
+                    "{:?} {number}",
+                    map.numbers
                 );
             }
         }
