@@ -561,6 +561,11 @@ export interface CloseRoomResponse {
  * `null`), and then takes the server's default.
  */
 export interface CreateRoomRequest {
+  /**
+   * A game over days (protocol 27): hours per move and any field to differ
+   * from that move's preset. Absent: a live game.
+   */
+  days?: DaysRequest | null;
   /** Seconds to discard after a 7; 0 turns it off. Default: the server's. */
   discard_timeout_secs?: number | null;
   /** Shown in the public room list (default true). */
@@ -601,6 +606,46 @@ export interface CreateRoomResponse {
   host_token: string;
   /** The room. */
   room: RoomInfo;
+}
+
+/**
+ * The clock of a game over days. A *move* is a decision a seat owes: its turn
+ * (from the moment it becomes the seat's turn, set-up placements included, until
+ * the turn passes) or its discard after a 7 (R-7.1). Answers to trade offers are
+ * no move: an offer stays open until its turn ends (R-9.3) or its author closes it.
+ */
+export interface DaysOptions {
+  /** Hours for each turn before the time bank is drawn on. */
+  move_hours: number;
+  /** Hours to discard after a 7 (no time bank). */
+  discard_hours: number;
+  /** Hours of time bank each seat starts with. */
+  bank_hours: number;
+  /** Minutes added to a seat's bank after each of its turns. */
+  bank_add_mins: number;
+  /** The most a bank may hold, in hours. */
+  bank_cap_hours: number;
+  /** Whole days each seat may draw, once its bank is empty, before it times out. */
+  vacation_days: number;
+}
+
+/**
+ * `days` in `POST /api/rooms`: the hours per move, and any field to differ from
+ * that move's preset (`DaysOptions::preset`).
+ */
+export interface DaysRequest {
+  /** Hours per move; the presets are 1, 12, 24 and 72. */
+  move_hours: number;
+  /** Default: a quarter of a move, in minutes. */
+  bank_add_mins?: number | null;
+  /** Default: three moves. */
+  bank_cap_hours?: number | null;
+  /** Default: two moves. */
+  bank_hours?: number | null;
+  /** Default: the move's, at most 12. */
+  discard_hours?: number | null;
+  /** Default: 7. */
+  vacation_days?: number | null;
 }
 
 /** A non-negative integer as a decimal string: it may exceed 2^53, which not every JSON reader keeps exact. */
@@ -1907,6 +1952,13 @@ export interface RoomOptions {
    * fixed rating, and the random baseline cannot be seated.
    */
   rated: boolean;
+  /**
+   * A game over days (protocol 27): hours per move, a time bank and vacation
+   * days instead of the turn timer, the trade timeout, the discard timeout and
+   * stand-ins (which do not apply), and the game is never abandoned for want of
+   * a connection. Absent for a live game.
+   */
+  days?: DaysOptions | null;
 }
 
 /** Where a room is in its life. */
@@ -1930,6 +1982,28 @@ export interface Sanction {
 
 /** A player's seat, `0..players`. Seat order is turn order (R-3.1). */
 export type Seat = number;
+
+/** A seat's clock in a game over days, in `snapshot`, `events` and `resumed`. */
+export interface SeatClock {
+  /** The seat. */
+  seat: Seat;
+  /** Time bank left, ms. */
+  bank_ms: number;
+  /** Vacation left, whole days. */
+  vacation_days: number;
+  /** Moves a bot made for the seat because its time ran out. */
+  time_outs: number;
+  /**
+   * When the seat's move runs out (Unix ms), while a move is the seat's: its time,
+   * then its bank, then its vacation days. Then a bot moves for it.
+   */
+  deadline?: number | null;
+  /**
+   * Replaced by a bot for the rest of the game, after
+   * `DAYS_TIME_OUTS_REPLACED` time-outs.
+   */
+  replaced?: boolean;
+}
 
 /** One seat of a room. */
 export interface SeatInfo {
@@ -1977,6 +2051,8 @@ export type ServerMessage =
     seq: number;
     /** What happened, in order. */
     events: Event[];
+    /** In a game over days, each seat's clock (protocol 27). */
+    clocks?: SeatClock[];
     /** Deadline of the current phase (Unix ms), when the room has a turn timer. */
     deadline?: number | null;
     /** The actions this client's seat may take now (absent when none). */
@@ -2071,6 +2147,8 @@ export type ServerMessage =
     protocol_version: number;
     /** Sequence number of the last message the client now has. */
     seq: number;
+    /** In a game over days, each seat's clock (protocol 27). */
+    clocks?: SeatClock[];
     /** Deadline of the current phase (Unix ms), when the room has a turn timer. */
     deadline?: number | null;
     /** The actions this client's seat may take now. */
@@ -2198,6 +2276,8 @@ export interface Snapshot {
   offer_deadlines: OfferDeadline[];
   /** The result, once the game is over. */
   game_over: GameOverInfo | null;
+  /** In a game over days, each seat's clock (protocol 27; left out otherwise). */
+  clocks?: SeatClock[];
   /** The rematch room, once someone asked for one (absent before). */
   rematch?: string | null;
 }

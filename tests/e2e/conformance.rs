@@ -44,6 +44,7 @@ fn new_game() -> NewGame {
         id: Uuid::from_u128(ROOM),
         options: RoomOptions {
             rated: false,
+            days: None,
             game: GameOptions::default()
                 .with_players(SEATS)
                 .with_vp_target(10)

@@ -262,6 +262,7 @@ fn check(ex: &Example) -> Result<Value, String> {
         "ServerMessage" => round_trip::<ServerMessage>(ex, true),
         "CreateRoomResponse" => round_trip::<CreateRoomResponse>(ex, true),
         "RoomInfo" => round_trip::<RoomInfo>(ex, true),
+        "RoomOptions" => round_trip::<catan_protocol::RoomOptions>(ex, true),
         "RoomList" => round_trip::<RoomList>(ex, true),
         "TakeSeatResponse" => round_trip::<TakeSeatResponse>(ex, true),
         "AddBotResponse" => round_trip::<AddBotResponse>(ex, true),

@@ -351,7 +351,7 @@ async fn the_package_installs_into_a_fresh_venv_and_its_command_plays_a_game() {
     );
     assert_eq!(
         installed.trim(),
-        "0.1.0 True ['deadline', 'legal', 'offer_deadlines', 'request_id']"
+        "0.1.0 True ['clocks', 'deadline', 'legal', 'offer_deadlines', 'request_id']"
     );
 
     let server = TestServer::start_with(|c| c.bots.bot_think_ms = 0).await;

@@ -28,6 +28,7 @@ const FIXTURE: &str = "fixtures/stored_game_v1.sql";
 /// defaults.
 const FIXTURE_OPTIONS: RoomOptions = RoomOptions {
     rated: false,
+    days: None,
     game: GameOptions::DEFAULT
         .with_players(4)
         .with_vp_target(6)

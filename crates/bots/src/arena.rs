@@ -300,6 +300,7 @@ pub fn run_with(
                         points: f.points,
                         turns: 0,
                         stood_in: 0,
+                        timed_out: false,
                     })
                     .collect();
                 let by_seat = catan_ratings::places(o.winner, &seated);

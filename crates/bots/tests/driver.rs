@@ -31,6 +31,7 @@ fn snapshot(game: &Game, seat: Seat, seq: u64) -> ServerMessage {
         legal: game.legal_actions(seat),
         deadline: None,
         offer_deadlines: Vec::new(),
+        clocks: Vec::new(),
         game_over: None,
         rematch: None,
     }))
@@ -112,6 +113,7 @@ fn play(seed: u64, bots: &mut [Box<dyn Strategy + Send>]) -> Played {
                         request_id: (j == i).then(|| request_id.clone()),
                         deadline: None,
                         offer_deadlines: Vec::new(),
+                        clocks: Vec::new(),
                         legal: game.legal_actions(s),
                     });
                 }

@@ -12,6 +12,8 @@
 //! - [`room`]: a room's description, [`RoomOptions`] (the engine's
 //!   [`catan_engine::GameOptions`] held once, plus the room's timers), seats and
 //!   [`BotKind`].
+//! - [`days`]: the clock of a game over days ([`DaysOptions`]) and each seat's
+//!   ([`SeatClock`]).
 //! - [`lobby`]: the HTTP bodies and queries of the lobby and the game history, and
 //!   [`ErrorBody`], the one error body of every HTTP endpoint.
 //! - [`admin`]: the admin API's bodies (unredacted, for administrators only).
@@ -42,6 +44,7 @@
 pub mod admin;
 pub mod board;
 pub mod codes;
+pub mod days;
 pub mod lobby;
 pub mod players;
 pub mod room;
@@ -57,6 +60,10 @@ pub use admin::{
 };
 pub use board::{BoardGeometry, EdgeGeometry, TileGeometry, VertexGeometry};
 pub use codes::{CloseCode, ClosingReason, ErrorCode, LobbyError};
+pub use days::{
+    DAYS_MAX_HOURS, DAYS_MAX_VACATION, DAYS_PRESETS, DAYS_TIME_OUTS_REPLACED, DaysOptions,
+    DaysRequest, SeatClock,
+};
 pub use lobby::{
     AddBotRequest, AddBotResponse, CreateRoomRequest, CreateRoomResponse, ErrorBody, ErrorDetail,
     GameList, GameListQuery, GameStatus, GameSummary, PlayerResult, RatingChange, RematchResponse,

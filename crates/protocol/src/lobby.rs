@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::LobbyError;
+use crate::days::{DAYS_PRESETS, DaysOptions, DaysRequest};
 use crate::room::{BotKind, RoomInfo, RoomOptions};
 use serde::de::DeserializeOwned;
 use serde_json::{Map as JsonMap, Value};
@@ -96,6 +97,10 @@ pub struct CreateRoomRequest {
     /// A rated game (default false; protocol 25.8).
     #[serde(default)]
     pub rated: Option<bool>,
+    /// A game over days (protocol 27): hours per move and any field to differ
+    /// from that move's preset. Absent: a live game.
+    #[serde(default)]
+    pub days: Option<DaysRequest>,
 }
 
 impl CreateRoomRequest {
@@ -112,6 +117,11 @@ impl CreateRoomRequest {
     /// Never: room options always serialize.
     pub fn parse(body: &[u8], valid: &RoomOptions) -> Result<CreateRoomRequest, LobbyError> {
         let object = parse_object(body)?;
+        // Every option present, `days` too (absent from a live room's options).
+        let mut valid = *valid;
+        valid
+            .days
+            .get_or_insert(DaysOptions::preset(DAYS_PRESETS[2]));
         let valid = serde_json::to_value(valid).expect("room options serialize");
         for (field, value) in &object {
             let Some(example) = valid.get(field) else {
@@ -151,6 +161,7 @@ impl CreateRoomRequest {
             stand_in_secs: self.stand_in_secs.unwrap_or(d.stand_in_secs),
             stand_in_level: self.stand_in_level.unwrap_or(d.stand_in_level),
             rated: self.rated.unwrap_or(d.rated),
+            days: self.days.map(|r| r.resolve()),
         }
     }
 }
@@ -431,7 +442,11 @@ mod tests {
         // `CreateRoomRequest::parse` tells a wrong value from a wrong type by the options'
         // own serialization: the request and the options share their field names.
         let request = serde_json::to_value(CreateRoomRequest::default()).unwrap();
-        let options = serde_json::to_value(RoomOptions::default()).unwrap();
+        let options = serde_json::to_value(RoomOptions {
+            days: Some(DaysOptions::preset(24)),
+            ..RoomOptions::default()
+        })
+        .unwrap();
         for field in request.as_object().unwrap().keys() {
             assert!(options.get(field).is_some(), "{field}");
         }
@@ -458,6 +473,20 @@ mod tests {
             Err(LobbyError::BadRequest(_))
         ));
         assert!(matches!(parse("[4]"), Err(LobbyError::BadRequest(_))));
+        // A game over days: the preset of its hours, and a field of the wrong kind
+        // named as an option.
+        let days = parse(r#"{"days":{"move_hours":72}}"#).unwrap().resolve(&d);
+        assert_eq!(days.days, Some(DaysOptions::preset(72)));
+        assert!(
+            matches!(parse(r#"{"days":{"move_hours":"x"}}"#), Err(LobbyError::InvalidOptions(m)) if m.starts_with("days: "))
+        );
+        let zero = parse(r#"{"days":{"move_hours":0}}"#).unwrap().resolve(&d);
+        assert!(
+            zero.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("move_hours")
+        );
     }
 
     #[test]

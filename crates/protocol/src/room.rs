@@ -5,6 +5,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use catan_engine::{GameOptions, OptionsError, Seat};
+
+use crate::days::DaysOptions;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use strum::{EnumCount, IntoStaticStr, VariantArray};
@@ -83,6 +85,12 @@ pub struct RoomOptions {
     /// Every person's seat needs a player (a session); bots play at their level's
     /// fixed rating, and the random baseline cannot be seated.
     pub rated: bool,
+    /// A game over days (protocol 27): hours per move, a time bank and vacation
+    /// days instead of the turn timer, the trade timeout, the discard timeout and
+    /// stand-ins (which do not apply), and the game is never abandoned for want of
+    /// a connection. Absent for a live game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub days: Option<DaysOptions>,
 }
 
 impl Default for RoomOptions {
@@ -97,6 +105,7 @@ impl Default for RoomOptions {
             stand_in_secs: DEFAULT_STAND_IN_SECS,
             stand_in_level: BotKind::Medium,
             rated: false,
+            days: None,
         }
     }
 }
@@ -108,6 +117,8 @@ pub enum RoomOptionsError {
     Game(OptionsError),
     /// A timer is longer than [`MAX_TIMER_SECS`] (the field's name).
     TimerTooLong(&'static str),
+    /// A field of the clock of a game over days is out of range (what it must be).
+    Days(String),
 }
 
 impl fmt::Display for RoomOptionsError {
@@ -115,6 +126,7 @@ impl fmt::Display for RoomOptionsError {
         match self {
             RoomOptionsError::Game(e) => write!(f, "{e}"),
             RoomOptionsError::TimerTooLong(name) => write!(f, "{name} is at most {MAX_TIMER_SECS}"),
+            RoomOptionsError::Days(e) => write!(f, "{e}"),
         }
     }
 }
@@ -137,6 +149,9 @@ impl RoomOptions {
             if v > MAX_TIMER_SECS {
                 return Err(RoomOptionsError::TimerTooLong(name));
             }
+        }
+        if let Some(days) = &self.days {
+            days.validate().map_err(RoomOptionsError::Days)?;
         }
         Ok(())
     }

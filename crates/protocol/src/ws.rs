@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::codes::{ClosingReason, ErrorCode};
+use crate::days::SeatClock;
 use crate::room::RoomInfo;
 
 // ----- WebSocket: client to server -------------------------------------------
@@ -161,6 +162,9 @@ pub enum ServerMessage {
         /// Expiry of each open trade offer (Unix ms).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         offer_deadlines: Vec<OfferDeadline>,
+        /// In a game over days, each seat's clock (protocol 27).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        clocks: Vec<SeatClock>,
         /// The actions this client's seat may take now (absent when none).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         legal: Vec<Action>,
@@ -245,6 +249,9 @@ pub enum ServerMessage {
         /// Expiry of each open trade offer (Unix ms).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         offer_deadlines: Vec<OfferDeadline>,
+        /// In a game over days, each seat's clock (protocol 27).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        clocks: Vec<SeatClock>,
     },
     /// The game ended: final scores with VP cards revealed, the statistics and the
     /// seed.
@@ -295,6 +302,9 @@ pub struct Snapshot {
     pub deadline: Option<u64>,
     /// Expiry of each open trade offer (Unix ms).
     pub offer_deadlines: Vec<OfferDeadline>,
+    /// In a game over days, each seat's clock (protocol 27; left out otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clocks: Vec<SeatClock>,
     /// The result, once the game is over.
     pub game_over: Option<GameOverInfo>,
     /// The rematch room, once someone asked for one (absent before).

@@ -158,15 +158,20 @@ pub struct Seated {
     pub turns: u32,
     /// Of those, the turns in which a stand-in bot acted for the seat's person.
     pub stood_in: u32,
+    /// Replaced by a bot for the rest of a game over days after too many
+    /// time-outs (`catan_protocol::DAYS_TIME_OUTS_REPLACED`).
+    pub timed_out: bool,
 }
 
 impl Seated {
     /// Whether a stand-in played too many of the seat's turns for the person to be
-    /// ranked by the result ([`STAND_IN_SHARE_LAST`]).
+    /// ranked by the result ([`STAND_IN_SHARE_LAST`]), or the seat was replaced
+    /// for its time-outs in a game over days.
     #[must_use]
     pub fn replaced(&self) -> bool {
         let (num, den) = STAND_IN_SHARE_LAST;
-        u64::from(self.stood_in) * u64::from(den) > u64::from(self.turns) * u64::from(num)
+        self.timed_out
+            || u64::from(self.stood_in) * u64::from(den) > u64::from(self.turns) * u64::from(num)
     }
 }
 
@@ -338,6 +343,7 @@ mod tests {
             points,
             turns: 20,
             stood_in: 0,
+            timed_out: false,
         }
     }
 
@@ -378,6 +384,13 @@ mod tests {
             ..seated(0, 0)
         };
         assert!(!idle.replaced());
+    }
+
+    #[test]
+    fn a_person_replaced_for_time_outs_in_a_game_over_days_is_last_even_as_winner() {
+        let mut s = [seated(0, 10), seated(1, 9), seated(2, 3)];
+        s[0].timed_out = true;
+        assert_eq!(places(Some(Seat(0)), &s), vec![3, 1, 2]);
     }
 
     #[test]

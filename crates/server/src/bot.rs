@@ -396,6 +396,7 @@ mod tests {
             legal: game.legal_actions(seat),
             deadline: None,
             offer_deadlines: Vec::new(),
+            clocks: Vec::new(),
             game_over: None,
             rematch: None,
         })));

@@ -77,6 +77,8 @@ __all__ = [
     "CloseRoomResponse",
     "CreateRoomRequest",
     "CreateRoomResponse",
+    "DaysOptions",
+    "DaysRequest",
     "Decimal",
     "DevCard",
     "DevCards",
@@ -191,6 +193,7 @@ __all__ = [
     "RoomStatus",
     "Sanction",
     "Seat",
+    "SeatClock",
     "SeatInfo",
     "SeatPosition",
     "ServerMessage",
@@ -713,6 +716,27 @@ class PlayerResult(TypedDict):
     """Victory Point cards revealed at the end."""
 
 
+class DaysOptions(TypedDict):
+    """
+    The clock of a game over days. A *move* is a decision a seat owes: its turn
+    (from the moment it becomes the seat's turn, set-up placements included, until
+    the turn passes) or its discard after a 7 (R-7.1). Answers to trade offers are
+    no move: an offer stays open until its turn ends (R-9.3) or its author closes it.
+    """
+    bank_add_mins: int
+    """Minutes added to a seat's bank after each of its turns."""
+    bank_cap_hours: int
+    """The most a bank may hold, in hours."""
+    bank_hours: int
+    """Hours of time bank each seat starts with."""
+    discard_hours: int
+    """Hours to discard after a 7 (no time bank)."""
+    move_hours: int
+    """Hours for each turn before the time bank is drawn on."""
+    vacation_days: int
+    """Whole days each seat may draw, once its bank is empty, before it times out."""
+
+
 # Which map a game is played on (R-2.4).
 MapKind = Literal["random", "beginner"]
 
@@ -722,6 +746,13 @@ class RoomOptions(TypedDict):
     A room's settled options: the engine's `GameOptions` (once, flattened into the
     same JSON object) and the room's own. Every field has a default, so options
     written by an older version, without a field added since, still read.
+    """
+    days: NotRequired[DaysOptions | None]
+    """
+    A game over days (protocol 27): hours per move, a time bank and vacation
+    days instead of the turn timer, the trade timeout, the discard timeout and
+    stand-ins (which do not apply), and the game is never abandoned for want of
+    a connection. Absent for a live game.
     """
     discard_timeout_secs: int
     """Seconds to discard after a 7; 0 = no discard timer."""
@@ -1670,8 +1701,32 @@ class EventYearOfPlenty(TypedDict):
 Event = EventTurnStarted | EventPhaseChanged | EventSettlementBuilt | EventRoadBuilt | EventCityBuilt | EventPaid | EventStartingResources | EventDiceRolled | EventProduced | EventShortage | EventDiscarded | EventRobberMoved | EventStolen | EventDevCardBought | EventDevCardPlayed | EventYearOfPlenty | EventMonopoly | EventMaritimeTraded | EventOfferMade | EventOfferAccepted | EventOfferRejected | EventOfferClosed | EventTradeCompleted | EventLongestRoad | EventLargestArmy | EventTimedOut | EventGameWon | EventTurnLimitReached
 
 
+class SeatClock(TypedDict):
+    """A seat's clock in a game over days, in `snapshot`, `events` and `resumed`."""
+    bank_ms: int
+    """Time bank left, ms."""
+    deadline: NotRequired[int | None]
+    """
+    When the seat's move runs out (Unix ms), while a move is the seat's: its time,
+    then its bank, then its vacation days. Then a bot moves for it.
+    """
+    replaced: NotRequired[bool]
+    """
+    Replaced by a bot for the rest of the game, after
+    `DAYS_TIME_OUTS_REPLACED` time-outs.
+    """
+    seat: Seat
+    """The seat."""
+    time_outs: int
+    """Moves a bot made for the seat because its time ran out."""
+    vacation_days: int
+    """Vacation left, whole days."""
+
+
 class ServerMessageEvents(TypedDict):
     """Events of one accepted action, redacted for this client."""
+    clocks: NotRequired[list[SeatClock]]
+    """In a game over days, each seat's clock (protocol 27)."""
     deadline: NotRequired[int | None]
     """Deadline of the current phase (Unix ms), when the room has a turn timer."""
     events: list[Event]
@@ -1801,6 +1856,8 @@ class ServerMessageResumed(TypedDict):
     Sent after the missed messages of a reconnect: the client is up to date as of
     `seq`, and here is what it may do now.
     """
+    clocks: NotRequired[list[SeatClock]]
+    """In a game over days, each seat's clock (protocol 27)."""
     deadline: NotRequired[int | None]
     """Deadline of the current phase (Unix ms), when the room has a turn timer."""
     legal: NotRequired[list[Action]]
@@ -1847,6 +1904,8 @@ class ServerMessageRoom(TypedDict):
 
 class ServerMessageSnapshot(TypedDict):
     """The full state as this client may see it; always the first message."""
+    clocks: NotRequired[list[SeatClock]]
+    """In a game over days, each seat's clock (protocol 27; left out otherwise)."""
     deadline: int | None
     """Deadline of the current phase (Unix ms), when the room has a turn timer."""
     game_over: GameOverInfo | None
@@ -2072,10 +2131,34 @@ class CloseRoomResponse(TypedDict):
     """Its status when it was closed."""
 
 
+class DaysRequest(TypedDict):
+    """
+    `days` in `POST /api/rooms`: the hours per move, and any field to differ from
+    that move's preset (`DaysOptions::preset`).
+    """
+    bank_add_mins: NotRequired[int | None]
+    """Default: a quarter of a move, in minutes."""
+    bank_cap_hours: NotRequired[int | None]
+    """Default: three moves."""
+    bank_hours: NotRequired[int | None]
+    """Default: two moves."""
+    discard_hours: NotRequired[int | None]
+    """Default: the move's, at most 12."""
+    move_hours: int
+    """Hours per move; the presets are 1, 12, 24 and 72."""
+    vacation_days: NotRequired[int | None]
+    """Default: 7."""
+
+
 class CreateRoomRequest(TypedDict):
     """
     `POST /api/rooms`: the new room's options; every field may be left out (or be
     `null`), and then takes the server's default.
+    """
+    days: NotRequired[DaysRequest | None]
+    """
+    A game over days (protocol 27): hours per move and any field to differ
+    from that move's preset. Absent: a live game.
     """
     discard_timeout_secs: NotRequired[int | None]
     """Seconds to discard after a 7; 0 turns it off. Default: the server's."""
@@ -2568,6 +2651,8 @@ class Snapshot(TypedDict):
     The first message on every connection, and the answer to a reconnect that is
     too far behind.
     """
+    clocks: NotRequired[list[SeatClock]]
+    """In a game over days, each seat's clock (protocol 27; left out otherwise)."""
     deadline: int | None
     """Deadline of the current phase (Unix ms), when the room has a turn timer."""
     game_over: GameOverInfo | None

@@ -254,6 +254,7 @@ fn play_and_validate(options: RoomOptions, seed: u64) {
                 request_id: (by.is_some() && by == *viewer).then(|| format!("r{n}")),
                 deadline: (n % 2 == 0).then_some(1_767_225_630_000),
                 offer_deadlines: offer_deadlines.clone(),
+                clocks: clocks(n),
                 legal: legal.clone(),
             };
             assert_valid("ServerMessage", &message);
@@ -267,6 +268,7 @@ fn play_and_validate(options: RoomOptions, seed: u64) {
                     legal,
                     deadline: None,
                     offer_deadlines: offer_deadlines.clone(),
+                    clocks: clocks(n + 1),
                     game_over: None,
                     rematch: (n % 100 == 0).then(|| Uuid::from_u128(8)),
                 }));
@@ -282,6 +284,7 @@ fn play_and_validate(options: RoomOptions, seed: u64) {
             request_id: None,
             deadline: None,
             offer_deadlines: Vec::new(),
+            clocks: Vec::new(),
             legal: Vec::new(),
         });
         tally.record(&events);
@@ -451,4 +454,21 @@ fn what_the_schema_refuses_serde_refuses() {
             "the schema refuses {good} as {name}"
         );
     }
+}
+
+/// Seat clocks of a game over days for every third message (none otherwise).
+fn clocks(n: u64) -> Vec<catan_protocol::SeatClock> {
+    if !n.is_multiple_of(3) {
+        return Vec::new();
+    }
+    (0..4u8)
+        .map(|s| catan_protocol::SeatClock {
+            seat: Seat(s),
+            deadline: (u64::from(s) == n % 4).then_some(1_767_225_630_000 + n),
+            bank_ms: 3_600_000 * u64::from(s),
+            vacation_days: u32::from(s),
+            time_outs: u32::from(s % 2),
+            replaced: s == 3 && n.is_multiple_of(2),
+        })
+        .collect()
 }

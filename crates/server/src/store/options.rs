@@ -3,7 +3,7 @@
 //! field has a default, so a row written before a field was added still reads.
 
 use catan_engine::{GameOptions, MapKind};
-use catan_protocol::{BotKind, RoomOptions};
+use catan_protocol::{BotKind, DaysOptions, RoomOptions};
 use serde::{Deserialize, Serialize};
 
 /// The JSON object in `games.options` (one flat object, as every version wrote it).
@@ -36,6 +36,53 @@ pub struct StoredOptions {
     pub stand_in_level: BotKind,
     /// A rated game. A row written before ratings existed reads as unrated.
     pub rated: bool,
+    /// The clock of a game over days; absent (a live game) in every row written
+    /// before games over days existed, and in a live game's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub days: Option<StoredDays>,
+}
+
+/// The clock of a game over days as the `options` column holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredDays {
+    /// Hours per turn before the bank is drawn on.
+    pub move_hours: u32,
+    /// Hours to discard after a 7.
+    pub discard_hours: u32,
+    /// Hours of bank at the start.
+    pub bank_hours: u32,
+    /// Minutes added to the bank per turn.
+    pub bank_add_mins: u32,
+    /// The most a bank holds, hours.
+    pub bank_cap_hours: u32,
+    /// Vacation days per seat.
+    pub vacation_days: u32,
+}
+
+impl From<DaysOptions> for StoredDays {
+    fn from(d: DaysOptions) -> StoredDays {
+        StoredDays {
+            move_hours: d.move_hours,
+            discard_hours: d.discard_hours,
+            bank_hours: d.bank_hours,
+            bank_add_mins: d.bank_add_mins,
+            bank_cap_hours: d.bank_cap_hours,
+            vacation_days: d.vacation_days,
+        }
+    }
+}
+
+impl From<StoredDays> for DaysOptions {
+    fn from(d: StoredDays) -> DaysOptions {
+        DaysOptions {
+            move_hours: d.move_hours,
+            discard_hours: d.discard_hours,
+            bank_hours: d.bank_hours,
+            bank_add_mins: d.bank_add_mins,
+            bank_cap_hours: d.bank_cap_hours,
+            vacation_days: d.vacation_days,
+        }
+    }
 }
 
 impl Default for StoredOptions {
@@ -60,6 +107,7 @@ impl From<RoomOptions> for StoredOptions {
             stand_in_secs: o.stand_in_secs,
             stand_in_level: o.stand_in_level,
             rated: o.rated,
+            days: o.days.map(StoredDays::from),
         }
     }
 }
@@ -80,6 +128,7 @@ impl From<StoredOptions> for RoomOptions {
             stand_in_secs: o.stand_in_secs,
             stand_in_level: o.stand_in_level,
             rated: o.rated,
+            days: o.days.map(DaysOptions::from),
         }
     }
 }
@@ -138,6 +187,7 @@ mod tests {
             stand_in_secs: 0,
             stand_in_level: BotKind::Hard,
             rated: true,
+            days: Some(DaysOptions::preset(72)),
             ..RoomOptions::default()
         };
         let row = serde_json::to_string(&StoredOptions::from(o)).unwrap();

@@ -34,7 +34,7 @@ impl Room {
         events: usize,
         view: Option<(Seat, Option<u64>)>,
     ) -> Result<AdminRoomDetail, LobbyError> {
-        let (deadline, offer_deadlines) = self.deadlines();
+        let sent = self.deadlines();
         let game = self.stage.game();
         let view = match view {
             None => None,
@@ -53,8 +53,8 @@ impl Room {
             seed_commitment: game.map(|m| m.seed_commitment().to_owned()),
             game: game.map(|m| Box::new(m.game().clone())),
             offers: game.map(|m| m.game().offers().to_vec()).unwrap_or_default(),
-            deadline,
-            offer_deadlines,
+            deadline: sent.deadline,
+            offer_deadlines: sent.offers,
             game_over: self.stage.over().cloned(),
             events: self.outbox.tail(events),
             view,

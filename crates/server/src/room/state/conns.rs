@@ -197,9 +197,12 @@ impl Room {
         // Take the seat first (announcing it to the others), then attach and send the
         // state, which therefore already shows this seat connected. Nothing happens in
         // between, so no broadcast can fall in a gap. A bot standing in for the seat
-        // stops first: the person takes over from the next decision.
+        // stops first: the person takes over from the next decision (in a game over
+        // days, a bot making a move finishes it).
         if let Some(s) = seat {
-            self.end_stand_in(s);
+            if self.options.days.is_none() {
+                self.end_stand_in(s);
+            }
             // The others hear of it; this connection starts from a state that shows it.
             if self.conns.of_seat(s).is_none() {
                 self.broadcast_public(|seq| ServerMessage::Presence {
@@ -235,13 +238,14 @@ impl Room {
         for msg in missed {
             self.send_to(conn, &msg);
         }
-        let (deadline, offer_deadlines) = self.deadlines();
+        let sent = self.deadlines();
         let msg = ServerMessage::Resumed {
             protocol_version: catan_protocol::PROTOCOL_VERSION,
             seq: self.outbox.seq(),
             legal: self.legal_for(seat),
-            deadline,
-            offer_deadlines,
+            deadline: sent.deadline,
+            offer_deadlines: sent.offers,
+            clocks: sent.clocks,
         };
         self.send_to(conn, &msg);
         true

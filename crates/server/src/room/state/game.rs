@@ -2,10 +2,11 @@
 //! its log ([`Match`]). Only here does a game move on or a stage change.
 
 use catan_engine::{Action, Actor, Event, Game, GameView, Replay, Seat, Tally};
-use catan_protocol::{GameOverInfo, RoomOptions, RoomStatus};
+use catan_protocol::{DaysOptions, GameOverInfo, RoomOptions, RoomStatus};
 use uuid::Uuid;
 
 use super::Now;
+use super::clock::Clock;
 use super::timers::Timers;
 use crate::store::{ActionRecord, Finish, Place};
 use catan_ratings::{Seated, Turns};
@@ -32,6 +33,8 @@ pub(crate) struct Match {
     /// Each seat's turns and those a stand-in played, for the places of a rated
     /// game (from the stored log's `stand_in` marks after a restore).
     turns: Turns,
+    /// In a game over days, the seats' clocks, a fold over the log's times.
+    clock: Option<Clock>,
 }
 
 impl Match {
@@ -68,9 +71,17 @@ impl Match {
         replay.into_game()
     }
 
-    /// A game just started.
-    pub(super) fn new(game: Game, seed_salt: String, seed_commitment: String) -> Match {
+    /// A game just started at `started_at` (Unix ms), with the clocks of `days`
+    /// for a game over days.
+    pub(super) fn new(
+        game: Game,
+        seed_salt: String,
+        seed_commitment: String,
+        days: Option<DaysOptions>,
+        started_at: u64,
+    ) -> Match {
         Match {
+            clock: days.map(|d| Clock::new(d, &game, started_at)),
             initial: game.clone(),
             game,
             seed_salt,
@@ -82,7 +93,8 @@ impl Match {
     }
 
     /// A game restored from the store: `initial` replayed through `actions` (the
-    /// stored log) is `game`, whose events were `tally`'s.
+    /// stored log) is `game`, whose events were `tally`'s; the clocks of a game
+    /// over days, `clock`, were folded over the same log.
     pub(super) fn restored(
         initial: Game,
         game: Game,
@@ -90,6 +102,7 @@ impl Match {
         actions: &[ActionRecord],
         seed_salt: String,
         seed_commitment: String,
+        clock: Option<Clock>,
     ) -> Match {
         let mut turns = Turns::default();
         for a in actions {
@@ -106,7 +119,13 @@ impl Match {
                 .map(|a| (a.room_seq, a.actor(), a.action))
                 .collect(),
             turns,
+            clock,
         }
+    }
+
+    /// The seats' clocks of a game over days.
+    pub(crate) fn clock(&self) -> Option<&Clock> {
+        self.clock.as_ref()
     }
 
     /// The game as it stands.
@@ -132,6 +151,15 @@ impl Match {
         self.log.push((room_seq, record.actor(), record.action));
         self.turns
             .record(record.seat, &record.action, record.stand_in);
+        if let Some(clock) = self.clock.as_mut() {
+            clock.record(
+                record.seat,
+                &record.action,
+                record.stand_in,
+                &self.game,
+                record.at,
+            );
+        }
     }
 
     /// The result of `game` (this match's game, or the game after `staged`, an
@@ -162,6 +190,7 @@ impl Match {
                         points: s.points,
                         turns: played,
                         stood_in,
+                        timed_out: self.clock.as_ref().is_some_and(|c| c.replaced(s.seat)),
                     }
                 })
                 .collect();
@@ -302,7 +331,7 @@ impl Stage {
             return false;
         };
         m.commit(game, record, events, room_seq);
-        timers.track(events, options.trade_timeout_secs, now);
+        timers.track(events, options, now);
         timers.follow(&m.game, options, now);
         true
     }

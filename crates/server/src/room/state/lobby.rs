@@ -246,7 +246,13 @@ impl Room {
     /// with the first view and legal actions.
     pub(crate) fn start(&mut self, pending: PendingStart) -> RoomInfo {
         let PendingStart { record, game } = pending;
-        let game = Match::new(game, record.seed_salt, record.seed_commitment);
+        let game = Match::new(
+            game,
+            record.seed_salt,
+            record.seed_commitment,
+            self.options.days,
+            record.started_at,
+        );
         let stage = Stage::playing(game, &self.options, self.now());
         self.set_stage(stage);
         info!("game started");

@@ -20,6 +20,8 @@
 //!   with its log: only here does the game move on;
 //! - `timers`: the phase timer, the expiry of trade offers and the countdowns of
 //!   absent people's decisions;
+//! - `clock`: [`clock::Clock`], the seats' clocks of a game over days (hours per
+//!   move, time bank, vacation days), a fold over the stored log;
 //! - `life`: [`life::Life`], the room's clock (now, last activity, people gone);
 //! - `lobby`: seats taken and left, bots, the start and the rematch;
 //! - `play`: client messages, actions staged until stored, and game over;
@@ -27,6 +29,7 @@
 //! - `admin`: what administrators see of the room.
 
 mod admin;
+mod clock;
 mod conns;
 mod game;
 mod life;
@@ -40,7 +43,7 @@ mod timers;
 #[cfg(test)]
 mod tests;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use catan_engine::{Replay, ReplayError, Seat, Tally};
@@ -70,6 +73,10 @@ use timers::Timers;
 /// action a game with no reservation stored is restored.
 pub(crate) const SEQ_BLOCK: u64 = 1000;
 
+/// How long a room of a game over days may gather players without anyone
+/// connected: a week.
+pub(crate) const DAYS_LOBBY_IDLE_SECS: u64 = 7 * 24 * 3600;
+
 /// Unix time in milliseconds.
 pub(crate) fn now_ms() -> u64 {
     SystemTime::now()
@@ -88,11 +95,19 @@ pub(crate) struct Now {
 }
 
 impl Now {
-    /// This moment, from both clocks.
+    /// This moment, from both clocks: the wall clock as it was when the process
+    /// first asked, moved on by the monotonic clock since. So the two never
+    /// disagree within a run (a deadline of days, kept in Unix ms by a game over
+    /// days, comes when its timer does, also on tokio's paused clock in tests),
+    /// and a change of the system's clock does not move a room's deadlines.
     pub(crate) fn real() -> Now {
+        static BASE: OnceLock<(Instant, u64)> = OnceLock::new();
+        let (then, unix_then) = *BASE.get_or_init(|| (Instant::now(), now_ms()));
+        let at = Instant::now();
+        let since = u64::try_from(at.saturating_duration_since(then).as_millis()).unwrap_or(0);
         Now {
-            at: Instant::now(),
-            unix_ms: now_ms(),
+            at,
+            unix_ms: unix_then + since,
         }
     }
 
@@ -244,16 +259,24 @@ impl Room {
         }
         let mut tally = Tally::default();
         let initial = replay.game().clone();
+        let mut clock = g
+            .options
+            .days
+            .map(|d| clock::Clock::new(d, &initial, g.started_at));
         // Not a `for` loop: the game between steps is read (`replay.game()`).
         #[allow(clippy::while_let_on_iterator)]
         while let Some(step) = replay.next() {
             let step = step?;
             if continued {
                 let then = now.at_unix(actions[step.index].at);
-                timers.track(&step.events, g.options.trade_timeout_secs, then);
+                timers.track(&step.events, &g.options, then);
                 timers.follow(replay.game(), &g.options, then);
             }
             tally.record(&step.events);
+            if let Some(clock) = clock.as_mut() {
+                let a = &actions[step.index];
+                clock.record(a.seat, &a.action, a.stand_in, replay.game(), a.at);
+            }
         }
         let played = replay.played();
         if replay.went_past_the_limit() {
@@ -280,7 +303,7 @@ impl Room {
         let (seats, bots) =
             Seats::restored(host, record.players.len(), &record.players, bot_tokens);
         if !continued {
-            timers.restore_offers(&game, g.options.trade_timeout_secs, now);
+            timers.restore_offers(&game, &g.options, now);
             timers.follow(&game, &g.options, now);
         }
         metrics.room_moved(None, Some(RoomStatus::Playing));
@@ -291,6 +314,7 @@ impl Room {
             actions,
             g.seed_salt.clone(),
             g.seed_commitment.clone(),
+            clock,
         );
         let mut room = Room {
             id: g.id,
@@ -421,7 +445,7 @@ impl Room {
 
     /// Everything `seat` (or a spectator) may know, to start from.
     fn snapshot(&self, seat: Option<Seat>) -> Snapshot {
-        let (deadline, offer_deadlines) = self.deadlines();
+        let sent = self.deadlines();
         Snapshot {
             protocol_version: catan_protocol::PROTOCOL_VERSION,
             room: self.info(),
@@ -429,8 +453,9 @@ impl Room {
             seq: self.outbox.seq(),
             view: self.stage.game().map(|m| m.game().view(seat)),
             legal: self.legal_for(seat),
-            deadline,
-            offer_deadlines,
+            deadline: sent.deadline,
+            offer_deadlines: sent.offers,
+            clocks: sent.clocks,
             game_over: self.stage.over().cloned(),
             rematch: self.stage.rematch(),
         }
@@ -454,14 +479,19 @@ impl Room {
 
     /// When the game in progress is to be ended as abandoned: once no person has
     /// been connected to a seat for `--abandon-after-secs` (0: never). Bots and
-    /// spectators do not count.
+    /// spectators do not count. Never for a game over days.
     pub(crate) fn abandon_deadline(&self) -> Option<Instant> {
         let secs = self.settings.rooms.abandon_after_secs;
         let seated = self
             .seats
             .occupants()
             .any(|(s, _)| self.seats.is_person(s) && self.conns.of_seat(s).is_some());
-        if secs == 0 || self.status() != RoomStatus::Playing || seated {
+        // A game over days is played by people who are mostly away.
+        if secs == 0
+            || self.status() != RoomStatus::Playing
+            || seated
+            || self.options.days.is_some()
+        {
             return None;
         }
         Some(self.life.people_left_at().at + Duration::from_secs(secs))
@@ -487,6 +517,10 @@ impl Room {
                     (idle, 0) => idle,
                     (idle, empty) => idle.min(empty),
                 }
+            }
+            // A game over days gathers its players over days too.
+            RoomStatus::Lobby if self.options.days.is_some() && c.idle_room_secs > 0 => {
+                c.idle_room_secs.max(DAYS_LOBBY_IDLE_SECS)
             }
             _ => c.idle_room_secs,
         }

@@ -10,11 +10,10 @@ use std::sync::Arc;
 use axum::extract::ws::Utf8Bytes;
 use catan_engine::{Action, Event, Seat};
 
+use super::timers::Sent;
 use super::{ConnId, ConnMeta, Room};
 use crate::room::{Outbound, Wire};
-use catan_protocol::{
-    CloseCode, History, HistoryActions, HistoryChat, OfferDeadline, ServerMessage,
-};
+use catan_protocol::{CloseCode, History, HistoryActions, HistoryChat, ServerMessage};
 
 /// What the room asks its task to deliver.
 #[derive(Debug)]
@@ -86,6 +85,7 @@ impl Logged {
                 request_id: None,
                 deadline: None,
                 offer_deadlines: Vec::new(),
+                clocks: Vec::new(),
                 legal: Vec::new(),
             },
             Logged::Public(m) => (**m).clone(),
@@ -102,6 +102,7 @@ impl Logged {
                 request_id: None,
                 deadline: None,
                 offer_deadlines: Vec::new(),
+                clocks: Vec::new(),
                 legal: Vec::new(),
             },
             Logged::Public(m) => (**m).clone(),
@@ -144,9 +145,6 @@ pub(crate) struct Outbox {
     /// What the task is to deliver, in order.
     pending: Vec<Out>,
 }
-
-/// The deadlines a broadcast of events carries: the phase's and each open offer's.
-pub(super) type Deadlines = (Option<u64>, Vec<OfferDeadline>);
 
 impl Outbox {
     /// Nothing sent yet; the next broadcast is numbered `seq + 1`, and the backlog
@@ -274,7 +272,7 @@ impl Outbox {
         conns: &[(ConnId, ConnMeta)],
         events: Vec<Event>,
         request: Option<(ConnId, String)>,
-        deadlines: Deadlines,
+        deadlines: Sent,
         legal: impl Fn(Option<Seat>) -> Vec<Action>,
     ) {
         self.seq += 1;
@@ -282,7 +280,6 @@ impl Outbox {
         let seq = self.seq;
         let events: Arc<[Event]> = events.into();
         self.log(Logged::Events(events.clone()));
-        let (deadline, offer_deadlines) = deadlines;
         let mut spectator_text: Option<Utf8Bytes> = None;
         for &(id, meta) in conns {
             let request_id = request
@@ -300,8 +297,9 @@ impl Outbox {
                 seq,
                 events: events.iter().map(|e| e.redact_for(meta.seat)).collect(),
                 request_id,
-                deadline,
-                offer_deadlines: offer_deadlines.clone(),
+                deadline: deadlines.deadline,
+                offer_deadlines: deadlines.offers.clone(),
+                clocks: deadlines.clocks.clone(),
                 legal: legal(meta.seat),
             };
             let out = if meta.wire == Wire::Typed {

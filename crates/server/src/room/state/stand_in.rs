@@ -27,7 +27,8 @@ fn owes_decision(game: &Game, seat: Seat) -> bool {
 
 impl Room {
     /// The seats a stand-in is due for once their countdown ends: a person's, with no
-    /// connection and no stand-in, while a decision is theirs.
+    /// connection and no stand-in, while a decision is theirs. In a game over days,
+    /// a person's with no stand-in whose move is theirs (connected or not).
     fn awaiting_stand_in(&self) -> Vec<Seat> {
         if self.stage.timers().is_none() {
             return Vec::new();
@@ -35,6 +36,14 @@ impl Room {
         let Some(game) = self.stage.game() else {
             return Vec::new();
         };
+        if let Some(clock) = game.clock() {
+            return clock
+                .deadlines(game.game())
+                .into_iter()
+                .map(|(seat, _)| seat)
+                .filter(|&s| self.seats.is_person(s) && self.conns.stand_in_of(s).is_none())
+                .collect();
+        }
         self.seats
             .occupants()
             .map(|(seat, _)| seat)
@@ -51,10 +60,49 @@ impl Room {
     /// move on (the task calls it after every command and timer): a countdown runs
     /// while its seat stays away with a decision of its own, from when that began.
     pub(crate) fn follow_stand_ins(&mut self) {
+        if self.options.days.is_some() {
+            self.follow_days();
+            return;
+        }
         let absent = self.awaiting_stand_in();
         let (secs, now) = (self.options.stand_in_secs, self.now());
         if let Some(timers) = self.stage.timers_mut() {
             timers.follow_stand_ins(&absent, secs, now);
+        }
+    }
+
+    /// In a game over days: a bot is due for each seat that owes a move when that
+    /// move's time (and bank and vacation) runs out, and a bot that made a move
+    /// stops once the move is made (a replaced seat's never stops).
+    fn follow_days(&mut self) {
+        let Some(m) = self.stage.game() else {
+            return;
+        };
+        let Some(clock) = m.clock() else {
+            return;
+        };
+        let due = clock.deadlines(m.game());
+        let done: Vec<Seat> = m
+            .game()
+            .seats()
+            .filter(|s| {
+                self.conns.stand_in_of(*s).is_some()
+                    && !clock.replaced(*s)
+                    && !due.iter().any(|(d, _)| d == s)
+            })
+            .collect();
+        let waiting = self.awaiting_stand_in();
+        let now = self.now();
+        let timers: Vec<_> = due
+            .into_iter()
+            .filter(|(s, _)| waiting.contains(s))
+            .map(|(s, at)| (s, now.at_unix(at).at))
+            .collect();
+        if let Some(t) = self.stage.timers_mut() {
+            t.set_days(timers);
+        }
+        for seat in done {
+            self.end_stand_in(seat);
         }
     }
 

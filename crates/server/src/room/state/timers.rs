@@ -10,7 +10,7 @@ use catan_engine::{Action, Event, Game, OfferId, Phase, Seat};
 use tokio::time::Instant;
 
 use super::{Now, Room};
-use catan_protocol::{OfferDeadline, RoomOptions};
+use catan_protocol::{OfferDeadline, RoomOptions, SeatClock};
 
 /// How soon a timer whose action could not be stored is tried again.
 const RETRY: Duration = Duration::from_secs(1);
@@ -56,9 +56,13 @@ pub(crate) struct Timers {
 }
 
 impl Timers {
-    /// Every offer open in a restored game expires a full timeout from now.
-    pub(super) fn restore_offers(&mut self, game: &Game, timeout_secs: u32, now: Now) {
-        let timeout = Duration::from_secs(u64::from(timeout_secs));
+    /// Every offer open in a restored game expires a full timeout from now (in a
+    /// game over days, offers have no timer: they close with their turn).
+    pub(super) fn restore_offers(&mut self, game: &Game, options: &RoomOptions, now: Now) {
+        if options.days.is_some() {
+            return;
+        }
+        let timeout = Duration::from_secs(u64::from(options.trade_timeout_secs));
         self.offers = game
             .offers()
             .iter()
@@ -66,9 +70,13 @@ impl Timers {
             .collect();
     }
 
-    /// Starts and stops offer deadlines as `events` make and close offers.
-    pub(super) fn track(&mut self, events: &[Event], timeout_secs: u32, now: Now) {
-        let timeout = Duration::from_secs(u64::from(timeout_secs));
+    /// Starts and stops offer deadlines as `events` make and close offers; in a
+    /// game over days an offer has none (it lasts until its turn ends, R-9.3).
+    pub(super) fn track(&mut self, events: &[Event], options: &RoomOptions, now: Now) {
+        if options.days.is_some() {
+            return;
+        }
+        let timeout = Duration::from_secs(u64::from(options.trade_timeout_secs));
         for e in events {
             match e {
                 Event::OfferMade { offer } => self.offers.push((offer.id, now.at + timeout)),
@@ -80,10 +88,14 @@ impl Timers {
 
     /// Restarts the phase timer whenever the phase, the player or the turn changes; a
     /// discard phase keeps its deadline while seats discard one by one. A game that is
-    /// over (won, or ended by the turn limit) has no deadlines.
+    /// over (won, or ended by the turn limit) has no deadlines; a game over days
+    /// has the seats' clocks instead ([`Timers::set_days`]).
     pub(super) fn follow(&mut self, game: &Game, options: &RoomOptions, now: Now) {
         if game.is_over() {
             *self = Timers::default();
+            return;
+        }
+        if options.days.is_some() {
             return;
         }
         let key = (game.phase(), game.current(), game.turn());
@@ -120,6 +132,12 @@ impl Timers {
                 self.stand_ins.push((*seat, due));
             }
         }
+    }
+
+    /// In a game over days, the deadline of each seat's move that no bot makes yet
+    /// (`super::clock`): when it passes, a bot makes the move (a stand-in timer).
+    pub(super) fn set_days(&mut self, due: Vec<(Seat, Instant)>) {
+        self.stand_ins = due;
     }
 
     /// The earliest deadline.
@@ -167,18 +185,31 @@ impl Timers {
     }
 
     /// The deadlines as clients are told them: the phase's, and each offer's, Unix ms.
-    pub(super) fn as_sent(&self, now: Now) -> (Option<u64>, Vec<OfferDeadline>) {
-        (
-            self.phase.map(|d| now.unix_of(d)),
-            self.offers
+    fn as_sent(&self, now: Now) -> Sent {
+        Sent {
+            deadline: self.phase.map(|d| now.unix_of(d)),
+            offers: self
+                .offers
                 .iter()
                 .map(|(offer, d)| OfferDeadline {
                     offer: *offer,
                     deadline: now.unix_of(*d),
                 })
                 .collect(),
-        )
+            clocks: Vec::new(),
+        }
     }
+}
+
+/// The deadlines as clients are told them (Unix ms).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Sent {
+    /// The phase's; in a game over days, the earliest move's.
+    pub deadline: Option<u64>,
+    /// Each open offer's expiry.
+    pub offers: Vec<OfferDeadline>,
+    /// In a game over days, each seat's clock.
+    pub clocks: Vec<SeatClock>,
 }
 
 impl Room {
@@ -206,10 +237,21 @@ impl Room {
         }
     }
 
-    /// The deadlines clients are told: the phase's and each open offer's.
-    pub(super) fn deadlines(&self) -> (Option<u64>, Vec<OfferDeadline>) {
-        self.stage
-            .timers()
-            .map_or((None, Vec::new()), |t| t.as_sent(self.now()))
+    /// The deadlines clients are told: the phase's and each open offer's; in a
+    /// game over days each seat's clock, and the earliest move's deadline.
+    pub(super) fn deadlines(&self) -> Sent {
+        let Some(timers) = self.stage.timers() else {
+            return Sent::default();
+        };
+        let mut sent = timers.as_sent(self.now());
+        let clock = self
+            .stage
+            .game()
+            .and_then(|m| m.clock().map(|c| (c, m.game())));
+        if let Some((clock, game)) = clock {
+            sent.clocks = clock.as_sent(game);
+            sent.deadline = sent.clocks.iter().filter_map(|c| c.deadline).min();
+        }
+        sent
     }
 }

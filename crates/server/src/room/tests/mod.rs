@@ -19,6 +19,7 @@ use crate::store::{
 };
 use catan_protocol::{ClientMessage, RoomOptions, ServerMessage};
 
+mod days;
 mod stand_in;
 mod store;
 

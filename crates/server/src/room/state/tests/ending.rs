@@ -409,13 +409,13 @@ fn a_room_taken_over_keeps_its_deadlines_and_a_restarted_one_starts_them_afresh(
     let t0_ms = t0().unix_ms;
     // Taken over 25 s later: the turn's minute ran on (it began at t0).
     let moved = with(Deadlines::Continue, 25);
-    assert_eq!(moved.deadlines().0, Some(t0_ms + 60_000));
-    for o in moved.deadlines().1 {
+    assert_eq!(moved.deadlines().deadline, Some(t0_ms + 60_000));
+    for o in moved.deadlines().offers {
         assert_eq!(o.deadline, t0_ms + 30_000, "offer {o:?}");
     }
     // Restarted 25 s later: a full minute from the restart.
     let restarted = with(Deadlines::Restart, 25);
-    assert_eq!(restarted.deadlines().0, Some(t0_ms + 85_000));
+    assert_eq!(restarted.deadlines().deadline, Some(t0_ms + 85_000));
     // Taken over after the minute: the turn's deadline is due at once.
     let late = with(Deadlines::Continue, 100);
     let due = late.next_deadline().expect("a deadline");

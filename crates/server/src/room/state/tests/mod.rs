@@ -444,7 +444,7 @@ fn a_trade_offer_expires_after_the_trade_timeout() {
     };
     let id = game.game().offers()[0].id;
     assert_eq!(r.next_deadline(), Some(now.at + Duration::from_secs(20)));
-    let (_, offers) = r.deadlines();
+    let offers = r.deadlines().offers;
     assert_eq!(offers[0].deadline, now.unix_ms + 20_000, "sent as Unix ms");
     r.at(after(now, 20), false);
     let [timer] = r.take_due()[..] else { panic!() };
