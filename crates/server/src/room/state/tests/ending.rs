@@ -421,3 +421,50 @@ fn a_room_taken_over_keeps_its_deadlines_and_a_restarted_one_starts_them_afresh(
     let due = late.next_deadline().expect("a deadline");
     assert!(due <= after(t0(), 100).at);
 }
+
+#[test]
+fn a_game_over_days_restored_has_the_clocks_it_had_and_a_passed_deadline_fires_at_once() {
+    // Protocol 27.2: the clocks are a fold over the stored log, whichever way the
+    // room comes back; a move whose hour ran out meanwhile is a bot's at once.
+    let days = catan_protocol::DaysOptions {
+        move_hours: 1,
+        discard_hours: 1,
+        bank_hours: 0,
+        bank_add_mins: 0,
+        bank_cap_hours: 0,
+        vacation_days: 0,
+    };
+    let opts = RoomOptions {
+        days: Some(days),
+        ..RoomOptions::default()
+    };
+    let (live, record, log) = played(opts, BotKind::Medium, 3, 40);
+    let clocks = live.deadlines().clocks;
+    assert_eq!(clocks.len(), 4);
+    let mover = clocks.iter().find(|c| c.deadline.is_some()).expect("a move");
+    assert_eq!(mover.deadline, Some(t0().unix_ms + 3_600_000));
+    for (deadlines, later) in [(Deadlines::Restart, 30 * 3600), (Deadlines::Continue, 60)] {
+        let mut back = Room::restore(
+            record.clone(),
+            &log,
+            Arc::new(Config::for_tests().room_settings()),
+            Arc::new(Metrics::default()),
+            after(t0(), later),
+            deadlines,
+        )
+        .expect("the log replays")
+        .room;
+        assert_eq!(back.deadlines().clocks, clocks, "{deadlines:?}");
+        back.follow_stand_ins();
+        let due = back.next_deadline().expect("the move's deadline");
+        if later > 3600 {
+            assert!(due <= after(t0(), later).at, "due at once");
+            assert_eq!(
+                back.take_due(),
+                vec![crate::room::state::Timer::StandIn(mover.seat)]
+            );
+        } else {
+            assert_eq!(due, after(t0(), 3600).at, "due at its hour");
+        }
+    }
+}
