@@ -11,6 +11,7 @@ mod cluster;
 mod cluster_peers;
 mod cluster_queue;
 mod conformance;
+mod days;
 mod deploy;
 mod docs;
 mod faults;
