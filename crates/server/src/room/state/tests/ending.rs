@@ -441,7 +441,10 @@ fn a_game_over_days_restored_has_the_clocks_it_had_and_a_passed_deadline_fires_a
     let (live, record, log) = played(opts, BotKind::Medium, 3, 40);
     let clocks = live.deadlines().clocks;
     assert_eq!(clocks.len(), 4);
-    let mover = clocks.iter().find(|c| c.deadline.is_some()).expect("a move");
+    let mover = clocks
+        .iter()
+        .find(|c| c.deadline.is_some())
+        .expect("a move");
     assert_eq!(mover.deadline, Some(t0().unix_ms + 3_600_000));
     for (deadlines, later) in [(Deadlines::Restart, 30 * 3600), (Deadlines::Continue, 60)] {
         let mut back = Room::restore(
