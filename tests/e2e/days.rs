@@ -35,7 +35,10 @@ async fn a_room_over_days_takes_its_preset_and_refuses_a_field_out_of_range_by_n
         assert_eq!(r.status().as_u16(), 400, "{body}");
         let e: serde_json::Value = r.json().await.expect("json");
         assert_eq!(e["error"]["code"], "invalid_options", "{e}");
-        assert!(e["error"]["message"].as_str().unwrap_or("").contains(field), "{e}");
+        assert!(
+            e["error"]["message"].as_str().unwrap_or("").contains(field),
+            "{e}"
+        );
     }
 }
 
