@@ -3,7 +3,7 @@
 // Client-sent forms that differ from the server-written ones end in `Input`.
 
 /** Every WebSocket message (ClientMessage, ServerMessage) and every JSON body of the HTTP API of catan-server, protocol version 1: what clients send as the server reads it, what the server writes exactly as it writes it (see protocol.md). The root accepts any one of them; validate against `#/$defs/{name}` for one type. */
-export type AnyMessageOrBody = ClientMessage | CreateRoomRequest | TakeSeatRequest | AddBotRequest | CloseRoomRequest | KickRequest | GuestRequest | ClaimRequest | SignInRequest | RenameRequest | ModerationRequest | PasskeyRegistrationRequest | PasskeySignInRequest | QueueRequest | QueueClientMessage | ServerMessage | CreateRoomResponse | RoomList | RoomInfo | TakeSeatResponse | AddBotResponse | ErrorBody | GameList | GameSummary | Replay | AdminRoomList | AdminRoomDetail | CloseRoomResponse | ServerStats | BoardGeometry | RematchResponse | PlayerInfo | SignedIn | SessionList | PlayerProfile | Leaderboard | AdminPlayerList | AdminPlayerDetail | AdminPlayer | PasskeyChallenge | PasskeyList | QueueStatus | PartyInfo | QueueServerMessage;
+export type AnyMessageOrBody = ClientMessage | CreateRoomRequest | TakeSeatRequest | AddBotRequest | CloseRoomRequest | KickRequest | GuestRequest | ClaimRequest | SignInRequest | RenameRequest | ModerationRequest | PasskeyRegistrationRequest | PasskeySignInRequest | QueueRequest | QueueClientMessage | ServerMessage | CreateRoomResponse | RoomList | RoomInfo | TakeSeatResponse | AddBotResponse | ErrorBody | GameList | GameSummary | Replay | AdminRoomList | AdminRoomDetail | CloseRoomResponse | ServerStats | BoardGeometry | RematchResponse | PlayerInfo | SignedIn | SessionList | PlayerProfile | Leaderboard | AdminPlayerList | AdminPlayerDetail | AdminPlayer | PasskeyChallenge | PasskeyList | QueueStatus | PartyInfo | QueueServerMessage | MyGames;
 
 /**
  * A request to change the game. `Game::apply` accepts it or says why not.
@@ -1286,6 +1286,44 @@ export interface ModerationRequest {
    * lasts until lifted. Not taken by unban and unmute.
    */
   hours?: number | null;
+}
+
+/** One game of `MyGames`. */
+export interface MyGame {
+  /**
+   * The room (open it with the seat's token the player was given, or take the
+   * seat again from the room's page).
+   */
+  room_id: string;
+  /** `lobby` (gathering players) or `playing`. */
+  status: RoomStatus;
+  /** The player's seat. */
+  seat: Seat;
+  /** The display names at the table, in seat order (`null` for an empty seat). */
+  names: (string | null)[];
+  /** The room's options (`days` for a game over days). */
+  options: RoomOptions;
+  /** Whether a move is the player's now (known for a game over days). */
+  your_move: boolean;
+  /** The seats whose move it is (a game over days; empty otherwise). */
+  to_move: Seat[];
+  /** The player's own clock, in a game over days. */
+  clock?: SeatClock | null;
+  /** When the game started (Unix ms); absent while gathering. */
+  started_at?: number | null;
+}
+
+/**
+ * `GET /api/me/games`: every game the signed-in player has a seat in and that is
+ * not over (protocol 27.4).
+ */
+export interface MyGames {
+  /**
+   * Games where a move is the player's first (the soonest deadline first), then
+   * the other started games (latest started first), then rooms still gathering
+   * players.
+   */
+  games: MyGame[];
 }
 
 /** Who sits on a seat. */

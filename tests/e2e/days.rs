@@ -1,11 +1,14 @@
 //! Games over days over real sockets (protocol 27): the room option and its
-//! refusals, each seat's clock in the snapshot, and a deadline that passed while
-//! the server was down firing as soon as the game is restored.
+//! refusals, each seat's clock in the snapshot, a deadline that passed while the
+//! server was down firing as soon as the game is restored, and a player's list of
+//! their games on SQLite and PostgreSQL.
 
 use std::time::Duration;
 
 use catan_e2e::TestServer;
-use catan_protocol::{DaysOptions, ServerMessage};
+use catan_engine::Seat;
+use catan_protocol::{DaysOptions, MyGames, RoomStatus, ServerMessage};
+use reqwest::Method;
 use serde_json::json;
 
 #[tokio::test]
@@ -104,4 +107,97 @@ async fn a_deadline_that_passed_while_the_server_was_down_fires_on_restore() {
     tokio::time::timeout(Duration::from_secs(10), c.recv_until(timed_out))
         .await
         .expect("the bot made the timed-out move within seconds of the restart");
+}
+
+/// A player's list of games: a room over days they sit in shows while it gathers,
+/// then with the seats' clocks once started, the one whose move it is marked; a
+/// call without a session is refused.
+async fn my_games_list_the_seats_and_mark_the_move(url: Option<String>) {
+    let server = match url {
+        Some(url) => {
+            TestServer::start_with(move |c| c.store.database_url = url.clone().into()).await
+        }
+        None => TestServer::start().await,
+    };
+    let created = server
+        .create_room(json!({ "players": 3, "days": { "move_hours": 24 } }))
+        .await;
+    let room = created.room_id;
+    let mut people = Vec::new();
+    for name in ["Ann", "Bob", "Cyd"] {
+        let (me, _) = server.guest(name).await;
+        let (status, body, _) = server
+            .call(
+                Method::POST,
+                &format!("/api/rooms/{room}/seats"),
+                Some(&me.token),
+                Some(json!({ "name": name })),
+            )
+            .await;
+        assert_eq!(status, 201, "{body}");
+        people.push(me.token);
+    }
+    let mine = |token: String| {
+        let server = &server;
+        async move {
+            let (status, body, _) = server
+                .call(Method::GET, "/api/me/games", Some(&token), None)
+                .await;
+            assert_eq!(status, 200, "{body}");
+            serde_json::from_value::<MyGames>(body).expect("my games")
+        }
+    };
+    let gathering = mine(people[1].clone()).await;
+    assert_eq!(gathering.games.len(), 1, "{gathering:?}");
+    let g = &gathering.games[0];
+    assert_eq!(
+        (g.room_id, g.status, g.seat),
+        (room, RoomStatus::Lobby, Seat(1))
+    );
+    assert_eq!(g.options.days, Some(DaysOptions::preset(24)));
+
+    server.start_game(room, &created.host_token).await;
+    // The room keeps the clocks in the store in the background: a moment.
+    let mut lists = Vec::new();
+    for _ in 0..100 {
+        lists.clear();
+        for token in &people {
+            lists.push(mine(token.clone()).await);
+        }
+        if lists
+            .iter()
+            .all(|l| l.games.first().is_some_and(|g| g.clock.is_some()))
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let movers: Vec<_> = lists.iter().filter(|l| l.games[0].your_move).collect();
+    assert_eq!(movers.len(), 1, "one seat's move: {lists:?}");
+    for (i, l) in lists.iter().enumerate() {
+        let g = &l.games[0];
+        assert_eq!((g.room_id, g.status), (room, RoomStatus::Playing));
+        assert_eq!(g.seat, Seat(u8::try_from(i).unwrap()));
+        assert_eq!(g.names.len(), 3);
+        assert_eq!(g.to_move.len(), 1);
+        let clock = g.clock.expect("a clock");
+        assert_eq!(clock.bank_ms, 48 * 3_600_000);
+        assert_eq!(clock.deadline.is_some(), g.your_move);
+    }
+    let (status, body, _) = server.call(Method::GET, "/api/me/games", None, None).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (401, Some("not_signed_in")),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn my_games_on_sqlite() {
+    my_games_list_the_seats_and_mark_the_move(None).await;
+}
+
+#[tokio::test]
+async fn my_games_on_postgres() {
+    my_games_list_the_seats_and_mark_the_move(Some(catan_e2e::fresh_postgres_url().await)).await;
 }

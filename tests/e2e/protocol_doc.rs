@@ -304,6 +304,7 @@ fn check(ex: &Example) -> Result<Value, String> {
         "PartyInfo" => round_trip::<catan_protocol::PartyInfo>(ex, true),
         "QueueClientMessage" => round_trip::<catan_protocol::QueueClientMessage>(ex, false),
         "QueueServerMessage" => round_trip::<catan_protocol::QueueServerMessage>(ex, true),
+        "MyGames" => round_trip::<catan_protocol::MyGames>(ex, true),
         other => Err(format!("unknown type `{other}` in the parse marker")),
     }
 }

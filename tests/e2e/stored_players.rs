@@ -206,8 +206,26 @@ async fn the_stored_players_come_back(url: &str) {
         "{body}"
     );
 
-    // The game in progress is back with both players' seats; Bob is still muted.
+    // A player's list of games (migration 0013 came after these rows): the game
+    // in progress, live (no clocks), on Bob's seat.
     let playing = f.id("playing");
+    let (status, body, _) = server
+        .call(
+            Method::GET,
+            "/api/me/games",
+            Some(f.get("session_bob")),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let mine: catan_protocol::MyGames = serde_json::from_value(body).expect("my games");
+    assert_eq!(mine.games.len(), 1, "{mine:?}");
+    let g = &mine.games[0];
+    assert_eq!(g.room_id, playing);
+    assert_eq!(g.names[usize::from(g.seat.0)].as_deref(), Some("Bob"));
+    assert!(g.clock.is_none() && g.to_move.is_empty() && !g.your_move);
+
+    // The game in progress is back with both players' seats; Bob is still muted.
     let mut ann_ws = server.connect(playing, Some(f.get("seat_ann")), None).await;
     let mut bob_ws = server.connect(playing, Some(f.get("seat_bob")), None).await;
     assert_eq!(

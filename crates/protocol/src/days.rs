@@ -5,6 +5,9 @@
 use catan_engine::Seat;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::room::{RoomOptions, RoomStatus};
 
 /// The documented presets of hours per move: an hour, half a day, a day, three days.
 pub const DAYS_PRESETS: [u32; 4] = [1, 12, 24, 72];
@@ -144,6 +147,42 @@ pub struct SeatClock {
     /// [`DAYS_TIME_OUTS_REPLACED`] time-outs.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub replaced: bool,
+}
+
+/// `GET /api/me/games`: every game the signed-in player has a seat in and that is
+/// not over (protocol 27.4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MyGames {
+    /// Games where a move is the player's first (the soonest deadline first), then
+    /// the other started games (latest started first), then rooms still gathering
+    /// players.
+    pub games: Vec<MyGame>,
+}
+
+/// One game of [`MyGames`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MyGame {
+    /// The room (open it with the seat's token the player was given, or take the
+    /// seat again from the room's page).
+    pub room_id: Uuid,
+    /// `lobby` (gathering players) or `playing`.
+    pub status: RoomStatus,
+    /// The player's seat.
+    pub seat: Seat,
+    /// The display names at the table, in seat order (`null` for an empty seat).
+    pub names: Vec<Option<String>>,
+    /// The room's options (`days` for a game over days).
+    pub options: RoomOptions,
+    /// Whether a move is the player's now (known for a game over days).
+    pub your_move: bool,
+    /// The seats whose move it is (a game over days; empty otherwise).
+    pub to_move: Vec<Seat>,
+    /// The player's own clock, in a game over days.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<SeatClock>,
+    /// When the game started (Unix ms); absent while gathering.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<u64>,
 }
 
 #[cfg(test)]

@@ -62,7 +62,7 @@ pub use board::{BoardGeometry, EdgeGeometry, TileGeometry, VertexGeometry};
 pub use codes::{CloseCode, ClosingReason, ErrorCode, LobbyError};
 pub use days::{
     DAYS_MAX_HOURS, DAYS_MAX_VACATION, DAYS_PRESETS, DAYS_TIME_OUTS_REPLACED, DaysOptions,
-    DaysRequest, SeatClock,
+    DaysRequest, MyGame, MyGames, SeatClock,
 };
 pub use lobby::{
     AddBotRequest, AddBotResponse, CreateRoomRequest, CreateRoomResponse, ErrorBody, ErrorDetail,

@@ -80,7 +80,7 @@ pub const CLIENT_SENT: [&str; 15] = [
 ];
 
 /// The types the server writes, by the names of their definitions.
-pub const SERVER_WRITTEN: [&str; 29] = [
+pub const SERVER_WRITTEN: [&str; 30] = [
     "ServerMessage",
     "CreateRoomResponse",
     "RoomList",
@@ -110,6 +110,7 @@ pub const SERVER_WRITTEN: [&str; 29] = [
     "QueueStatus",
     "PartyInfo",
     "QueueServerMessage",
+    "MyGames",
 ];
 
 /// Adds `T` to `generator`'s definitions, checking that it is named `name`.
@@ -179,6 +180,7 @@ fn server_definitions() -> Map<String, Value> {
     add::<QueueStatus>(&mut g, SERVER_WRITTEN[26]);
     add::<PartyInfo>(&mut g, SERVER_WRITTEN[27]);
     add::<QueueServerMessage>(&mut g, SERVER_WRITTEN[28]);
+    add::<crate::MyGames>(&mut g, SERVER_WRITTEN[29]);
     g.take_definitions(true)
 }
 

@@ -34,6 +34,7 @@
 //! - [`store`]: persistence (SQLite or PostgreSQL); [`history`]: finished games.
 //! - [`players`]: people who last beyond one room: guests, accounts, sessions,
 //!   ratings, and the bans and mutes the rooms enforce.
+//! - [`days`]: games over days beyond one room: a player's list of their games.
 //! - [`queue`]: quick play: a queue, kept in the store, whose tables form by rating
 //!   and are seated in new rooms.
 //! - [`cluster`]: several instances on one PostgreSQL (docs/cluster.md): leases,
@@ -50,6 +51,7 @@ pub mod bot;
 pub mod cli;
 pub mod cluster;
 pub mod config;
+pub mod days;
 pub mod error;
 pub mod extract;
 pub mod history;

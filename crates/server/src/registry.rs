@@ -88,6 +88,16 @@ impl Rooms {
             .map(|h| h.id)
     }
 
+    /// Every room of this instance where `player` holds a seat while it gathers,
+    /// with the seat, newest first.
+    #[must_use]
+    pub fn gathering_of(&self, player: Uuid) -> Vec<(RoomHandle, catan_engine::Seat)> {
+        self.all()
+            .into_iter()
+            .filter_map(|h| h.gathering_seat(player).map(|s| (h, s)))
+            .collect()
+    }
+
     /// Every room, newest first (for administrators: listed or not).
     #[must_use]
     pub fn all(&self) -> Vec<RoomHandle> {

@@ -40,6 +40,7 @@ pub fn app(state: AppState) -> Router {
             get(players::api::me).delete(players::api::delete_me),
         )
         .route("/api/me/claim", post(players::api::claim))
+        .route("/api/me/games", get(crate::days::mine::my_games))
         .route("/api/me/name", post(players::api::rename))
         .route(
             "/api/sessions",

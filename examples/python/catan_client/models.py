@@ -139,6 +139,8 @@ __all__ = [
     "ModerationAction",
     "ModerationEntry",
     "ModerationRequest",
+    "MyGame",
+    "MyGames",
     "Occupant",
     "OfferClosed",
     "OfferDeadline",
@@ -2306,6 +2308,44 @@ class ModerationRequest(TypedDict):
     """
     reason: str
     """Why, for the record: 1 to 500 characters."""
+
+
+class MyGame(TypedDict):
+    """One game of `MyGames`."""
+    clock: NotRequired[SeatClock | None]
+    """The player's own clock, in a game over days."""
+    names: list[str | None]
+    """The display names at the table, in seat order (`null` for an empty seat)."""
+    options: RoomOptions
+    """The room's options (`days` for a game over days)."""
+    room_id: str
+    """
+    The room (open it with the seat's token the player was given, or take the
+    seat again from the room's page).
+    """
+    seat: Seat
+    """The player's seat."""
+    started_at: NotRequired[int | None]
+    """When the game started (Unix ms); absent while gathering."""
+    status: RoomStatus
+    """`lobby` (gathering players) or `playing`."""
+    to_move: list[Seat]
+    """The seats whose move it is (a game over days; empty otherwise)."""
+    your_move: bool
+    """Whether a move is the player's now (known for a game over days)."""
+
+
+class MyGames(TypedDict):
+    """
+    `GET /api/me/games`: every game the signed-in player has a seat in and that is
+    not over (protocol 27.4).
+    """
+    games: list[MyGame]
+    """
+    Games where a move is the player's first (the soonest deadline first), then
+    the other started games (latest started first), then rooms still gathering
+    players.
+    """
 
 
 class PartyMember(TypedDict):

@@ -263,8 +263,9 @@ pub struct RoomHandle {
     shutdown: CancellationToken,
     /// The signed-in players holding a seat while the room gathers (empty once its
     /// game started), kept by the room's task after every command: read without
-    /// asking the task (quick play refuses them, protocol 26.1).
-    gathering: Arc<std::sync::Mutex<Vec<Uuid>>>,
+    /// asking the task (quick play refuses them, protocol 26.1; a player's list of
+    /// games shows the room, protocol 27.4), with their seats.
+    gathering: Arc<std::sync::Mutex<Vec<(Uuid, catan_engine::Seat)>>>,
 }
 
 impl RoomHandle {
@@ -288,14 +289,22 @@ impl RoomHandle {
     /// Whether `player` holds a seat here while the room gathers.
     #[must_use]
     pub fn gathers(&self, player: Uuid) -> bool {
+        self.gathering_seat(player).is_some()
+    }
+
+    /// The seat `player` holds here while the room gathers (the first, if several).
+    #[must_use]
+    pub fn gathering_seat(&self, player: Uuid) -> Option<catan_engine::Seat> {
         self.gathering
             .lock()
             .expect("gathering lock")
-            .contains(&player)
+            .iter()
+            .find(|(p, _)| *p == player)
+            .map(|(_, s)| *s)
     }
 
     /// Records who holds a seat while the room gathers (its task, after a command).
-    pub(crate) fn set_gathering(&self, players: Vec<Uuid>) {
+    pub(crate) fn set_gathering(&self, players: Vec<(Uuid, catan_engine::Seat)>) {
         let mut held = self.gathering.lock().expect("gathering lock");
         if *held != players {
             *held = players;

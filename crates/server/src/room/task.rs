@@ -19,7 +19,7 @@ mod links;
 mod store;
 
 use super::state::{Now, RematchPlan, RestoreError, Room, Timer};
-use super::writes::{SeqReservation, store_finish};
+use super::writes::{ClocksKept, SeqReservation, store_finish};
 use super::{Command, ConnId, RoomContext, RoomHandle};
 use crate::error::LobbyError;
 use crate::players::sanctions::MUTED_MESSAGE;
@@ -51,6 +51,8 @@ pub struct RoomTask {
     rx_closed: bool,
     /// The sequence numbers the store has reserved for this room's broadcasts.
     seqs: Arc<SeqReservation>,
+    /// The seats' clocks of a game over days as the store keeps them.
+    clocks: Arc<ClocksKept>,
 }
 
 impl std::fmt::Debug for RoomTask {
@@ -115,6 +117,7 @@ impl RoomTask {
             deferred: VecDeque::new(),
             rx_closed: false,
             seqs: Arc::default(),
+            clocks: Arc::default(),
         }
     }
 
@@ -557,6 +560,11 @@ impl RoomTask {
                 self.room.id(),
                 &self.ctx.tasks,
             );
+            if let Some((json, next)) = self.room.clocks_to_keep() {
+                let id = self.room.id();
+                self.clocks
+                    .keep(json, next, &self.ctx.store, id, &self.ctx.tasks);
+            }
         }
     }
 }

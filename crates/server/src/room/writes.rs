@@ -99,3 +99,69 @@ impl SeqReservation {
         });
     }
 }
+
+/// The seats' clocks of a game over days as the store keeps them (`games.clocks`
+/// and `games.next_deadline`, an index of what the log says): written in the
+/// background whenever they change, the latest value last (a write under way is
+/// followed by one of the newest value, never overtaken by an older one).
+#[derive(Debug, Default)]
+pub(super) struct ClocksKept {
+    /// The value last handed over, and the one waiting to be written.
+    state: std::sync::Mutex<ClocksState>,
+}
+
+/// See [`ClocksKept`].
+#[derive(Debug, Default)]
+struct ClocksState {
+    /// The last value handed over (written or to be).
+    last: Option<String>,
+    /// The value to write next, if any.
+    pending: Option<(String, Option<u64>)>,
+    /// Whether a writer task is running.
+    writing: bool,
+}
+
+impl ClocksKept {
+    /// Hands over the clocks `json` with the earliest deadline `next`; writes them
+    /// in the background if they differ from the last.
+    pub(super) fn keep(
+        self: &Arc<Self>,
+        json: String,
+        next: Option<u64>,
+        store: &Arc<dyn Store>,
+        game: Uuid,
+        tasks: &tokio_util::task::TaskTracker,
+    ) {
+        let mut state = self.state.lock().expect("clocks lock");
+        if state.last.as_deref() == Some(json.as_str()) {
+            return;
+        }
+        state.last = Some(json.clone());
+        state.pending = Some((json, next));
+        if state.writing {
+            return;
+        }
+        state.writing = true;
+        drop(state);
+        let (this, store) = (self.clone(), store.clone());
+        tasks.spawn(async move {
+            loop {
+                let next = {
+                    let mut state = this.state.lock().expect("clocks lock");
+                    match state.pending.take() {
+                        Some(p) => p,
+                        None => {
+                            state.writing = false;
+                            return;
+                        }
+                    }
+                };
+                if let Err(e) = store.save_clocks(game, &next.0, next.1).await {
+                    warn!(room = %game, error = %e, "could not keep the clocks");
+                    // Written again with the next change (or on the next restore).
+                    this.state.lock().expect("clocks lock").last = None;
+                }
+            }
+        });
+    }
+}

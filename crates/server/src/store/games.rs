@@ -110,6 +110,7 @@ fn record(row: &AnyRow, players: Vec<PlayerRecord>) -> Result<GameRecord, StoreE
         finished,
         players,
         seq_reserved: row.try_get::<Option<i64>, _>("seq_reserved")?.map(to_u64),
+        slept_seq: row.try_get::<Option<i64>, _>("slept_seq")?.map(to_u64),
     })
 }
 
@@ -137,7 +138,7 @@ pub(super) fn records(rows: &[AnyRow]) -> Result<Vec<GameRecord>, StoreError> {
 
 /// The columns of `games` a [`GameRecord`] is read from.
 pub(super) const GAME_COLUMNS: &str = "id, options, seed, seed_salt, seed_commitment, host_token_hash, \
-     status, created_at, started_at, finished_at, winner, final_scores, seq_reserved";
+     status, created_at, started_at, finished_at, winner, final_scores, seq_reserved, slept_seq";
 
 /// Games with their players in one statement: `{games}` is a subquery of `games`
 /// (its filter, order and page), `{order}` the order of its games again (on `g`);

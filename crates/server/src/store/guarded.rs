@@ -17,9 +17,9 @@ use uuid::Uuid;
 
 use super::{
     ActionRecord, CeremonyKind, CeremonyRow, Claim, Finish, GameQuery, GameRecord, LeaderRow,
-    LobbyRecord, ModerationRow, NewGame, PartyJoin, PartyRow, PasskeyRow, PendingTable, PlayerRow,
-    PlayerStats, QueueRow, QueueSeat, QueueStore, QueueTable, SanctionRow, SessionRow, Store,
-    StoreError, retry,
+    LobbyRecord, ModerationRow, MyGameRow, NewGame, PartyJoin, PartyRow, PasskeyRow, PendingTable,
+    PlayerRow, PlayerStats, QueueRow, QueueSeat, QueueStore, QueueTable, SanctionRow, SessionRow,
+    Store, StoreError, retry,
 };
 use crate::metrics::Metrics;
 
@@ -145,6 +145,21 @@ impl Store for Guarded {
     }
     async fn reserve_seq(&self, game: Uuid, up_to: u64) -> Result<(), StoreError> {
         self.write("reserve_seq", None, || self.inner.reserve_seq(game, up_to))
+            .await
+    }
+    async fn save_clocks(
+        &self,
+        game: Uuid,
+        clocks: &str,
+        next_deadline: Option<u64>,
+    ) -> Result<(), StoreError> {
+        self.write("save_clocks", None, || {
+            self.inner.save_clocks(game, clocks, next_deadline)
+        })
+        .await
+    }
+    async fn my_games(&self, player: Uuid) -> Result<Vec<MyGameRow>, StoreError> {
+        self.read("my_games", self.limit, self.inner.my_games(player))
             .await
     }
     /// Read once, at start-up, before the server serves (nothing waits on it but

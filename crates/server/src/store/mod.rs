@@ -3,6 +3,7 @@
 //! rebuilds the game from the log. Rooms write each action before broadcasting it.
 
 mod config;
+mod days;
 mod error;
 mod fence;
 mod games;
@@ -252,6 +253,19 @@ pub struct GameRecord {
     /// ([`Store::reserve_seq`]); `None` for a game stored before reservations
     /// existed, or before the room made its first.
     pub seq_reserved: Option<u64>,
+    /// The number of the last broadcast of a room that went to sleep (a game over
+    /// days with nobody there, protocol 27.5): woken, it numbers on from exactly
+    /// there. `None` while it is awake.
+    pub slept_seq: Option<u64>,
+}
+
+/// A game of a player's as their list of games has it (`GET /api/me/games`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MyGameRow {
+    /// The game and its seats.
+    pub game: GameRecord,
+    /// Each seat's clock as the room last kept it (JSON), in a game over days.
+    pub clocks: Option<String>,
 }
 
 /// Which finished games to list.
@@ -343,7 +357,8 @@ pub trait Store: QueueStore + Send + Sync + 'static {
     /// (`games.seq_reserved`; never lowered): a room restored after a restart
     /// numbers its broadcasts after it.
     async fn reserve_seq(&self, game: Uuid, up_to: u64) -> Result<(), StoreError>;
-    /// Games started and not finished, for restoring rooms after a restart.
+    /// Games started and not finished, for restoring rooms after a restart (a
+    /// sleeping room's too: [`GameRecord::slept_seq`] tells it).
     async fn unfinished_games(&self) -> Result<Vec<GameRecord>, StoreError>;
     /// Finished games of listed rooms, newest first (an unlisted room's game is
     /// reachable by its id alone).
@@ -358,6 +373,23 @@ pub trait Store: QueueStore + Send + Sync + 'static {
     async fn actions(&self, id: Uuid) -> Result<Vec<ActionRecord>, StoreError>;
     /// Whether the database answers.
     async fn health(&self) -> Result<(), StoreError>;
+    /// Keeps each seat's clock of a game over days (JSON) and its earliest
+    /// deadline, an index of what the log says (fenced like the log in a cluster).
+    /// The default keeps none.
+    async fn save_clocks(
+        &self,
+        game: Uuid,
+        clocks: &str,
+        next_deadline: Option<u64>,
+    ) -> Result<(), StoreError> {
+        let _ = (game, clocks, next_deadline);
+        Ok(())
+    }
+    /// The unfinished games `player` has a seat in, the latest started first.
+    async fn my_games(&self, player: Uuid) -> Result<Vec<MyGameRow>, StoreError> {
+        let _ = player;
+        Err(keeps_no_players())
+    }
     /// Keeps (or replaces) a room still gathering players. The default keeps none:
     /// a store without it loses such rooms at a restart.
     async fn save_lobby(&self, lobby: &LobbyRecord) -> Result<(), StoreError> {

@@ -14,8 +14,8 @@ use super::games::{GAME_COLUMNS, corrupt, games_with_players, records, seat_of, 
 use super::group_commit::to_i64;
 use super::{
     ActionRecord, CeremonyKind, CeremonyRow, Claim, Fence, Finish, GameQuery, GameRecord,
-    GameStatus, LeaderRow, LobbyRecord, ModerationRow, NewGame, PasskeyRow, PlayerRow, PlayerStats,
-    SanctionRow, SessionRow, Store, StoreError, StoredOptions,
+    GameStatus, LeaderRow, LobbyRecord, ModerationRow, MyGameRow, NewGame, PasskeyRow, PlayerRow,
+    PlayerStats, SanctionRow, SessionRow, Store, StoreError, StoredOptions,
 };
 
 /// A store backed by a connection pool.
@@ -354,6 +354,34 @@ impl Store for SqlStore {
         }
         update.execute(&self.pool).await?;
         Ok(())
+    }
+
+    async fn save_clocks(
+        &self,
+        game: Uuid,
+        clocks: &str,
+        next_deadline: Option<u64>,
+    ) -> Result<(), StoreError> {
+        let fenced = self.fence.as_ref().map_or(String::new(), |_| {
+            format!(" AND {}", SqlStore::lease_held(4, 5))
+        });
+        let sql = format!(
+            "UPDATE games SET clocks = $2, next_deadline = $3 WHERE id = $1 \
+             AND status = 'playing'{fenced}"
+        );
+        let mut update = sqlx::query(&sql)
+            .bind(game.to_string())
+            .bind(clocks.to_owned())
+            .bind(next_deadline.map(to_i64));
+        if let Some(f) = &self.fence {
+            update = update.bind(f.owner().to_owned()).bind(f.epoch(game));
+        }
+        update.execute(&self.pool).await?;
+        Ok(())
+    }
+
+    async fn my_games(&self, player: Uuid) -> Result<Vec<MyGameRow>, StoreError> {
+        self.select_my_games(player).await
     }
 
     async fn unfinished_games(&self) -> Result<Vec<GameRecord>, StoreError> {

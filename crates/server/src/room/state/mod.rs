@@ -381,7 +381,7 @@ impl Room {
 
     /// The signed-in players holding a seat while the room gathers; none once its
     /// game started.
-    pub(crate) fn gathering_players(&self) -> Vec<uuid::Uuid> {
+    pub(crate) fn gathering_players(&self) -> Vec<(uuid::Uuid, Seat)> {
         if self.status() == RoomStatus::Lobby {
             self.seats.players()
         } else {

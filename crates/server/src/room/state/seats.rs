@@ -197,11 +197,11 @@ impl Seats {
     }
 
     /// The signed-in players seated here.
-    pub(super) fn players(&self) -> Vec<uuid::Uuid> {
+    pub(super) fn players(&self) -> Vec<(uuid::Uuid, Seat)> {
         self.seats
             .iter()
-            .flatten()
-            .filter_map(|t| t.player)
+            .enumerate()
+            .filter_map(|(i, t)| Some((t.as_ref()?.player?, seat_at(i))))
             .collect()
     }
 

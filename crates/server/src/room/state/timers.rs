@@ -237,6 +237,18 @@ impl Room {
         }
     }
 
+    /// The seats' clocks of a game over days as the store keeps them (an index of
+    /// the log, `Store::save_clocks`): their JSON (as on the wire) and the earliest
+    /// deadline; nothing for a live game or one that is over.
+    pub(crate) fn clocks_to_keep(&self) -> Option<(String, Option<u64>)> {
+        let sent = self.deadlines();
+        if sent.clocks.is_empty() {
+            return None;
+        }
+        let json = serde_json::to_string(&sent.clocks).ok()?;
+        Some((json, sent.deadline))
+    }
+
     /// The deadlines clients are told: the phase's and each open offer's; in a
     /// game over days each seat's clock, and the earliest move's deadline.
     pub(super) fn deadlines(&self) -> Sent {

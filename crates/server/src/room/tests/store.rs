@@ -159,6 +159,7 @@ async fn after_a_restart_no_sequence_number_is_used_twice() {
         status: crate::store::GameStatus::Playing,
         finished: None,
         seq_reserved: Some(reserved),
+        slept_seq: None,
     };
     let room = RoomHandle::restore(context(store.clone()), record, &stored, Deadlines::Restart)
         .expect("restores");

@@ -177,6 +177,7 @@ fn played(
         status: crate::store::GameStatus::Playing,
         finished: None,
         seq_reserved: None,
+        slept_seq: None,
     };
     (r, record, log)
 }

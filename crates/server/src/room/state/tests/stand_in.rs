@@ -16,6 +16,7 @@ fn a_restored_room_counts_down_for_the_absent_person_on_turn_from_the_restart() 
         status: crate::store::GameStatus::Playing,
         finished: None,
         seq_reserved: None,
+        slept_seq: None,
     };
     // The server restarts 10 minutes on, before the first placement.
     let restart = after(t0(), 600);
