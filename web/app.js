@@ -742,6 +742,9 @@ function adoptTokenFromAddress(roomId) {
 
 installIcons();
 languageSwitcher();
+// Installable (the manifest, index.html): the service worker at the root keeps and
+// intercepts nothing (sw.js). (Refused where the page is not a secure context.)
+navigator.serviceWorker?.register('/sw.js').catch(() => {});
 soundToggle();
 // Leaving the page in the same tab (a link, Back) closes the connection, as closing
 // the tab does: the server marks the seat away at once and its stand-in can take

@@ -151,6 +151,7 @@ async fn the_client_is_served_at_the_root_and_the_board_endpoint_matches_the_eng
         );
     }
     client_files_are_compressed_and_cached(&server).await;
+    the_client_is_installable(&server).await;
     let missing = server
         .http
         .get(server.url("/web/nope.js"))
@@ -210,6 +211,55 @@ async fn the_client_is_served_at_the_root_and_the_board_endpoint_matches_the_eng
     );
     assert_eq!(board["coast"].as_array().expect("coast").len(), 30);
     server.stop().await;
+}
+
+/// The installable client: the manifest the page links, `application/manifest+json`,
+/// with the fields an install needs; the service worker at the root (its scope the
+/// whole client), `text/javascript`; neither under `/web/` (one address each); the
+/// manifest's icons served.
+async fn the_client_is_installable(server: &TestServer) {
+    let get = |path: &str| server.http.get(server.url(path)).send();
+    let page = get("/").await.expect("GET /").text().await.expect("body");
+    assert!(
+        page.contains(r#"<link rel="manifest" href="/manifest.webmanifest">"#),
+        "{page}"
+    );
+    let typed = |r: &reqwest::Response| {
+        r.headers()["content-type"]
+            .to_str()
+            .expect("ascii")
+            .to_owned()
+    };
+    let manifest = get("/manifest.webmanifest").await.expect("GET manifest");
+    assert_eq!(manifest.status(), 200);
+    assert!(typed(&manifest).starts_with("application/manifest+json"));
+    let m: serde_json::Value = manifest.json().await.expect("the manifest is JSON");
+    for field in ["name", "short_name", "start_url", "display", "theme_color"] {
+        assert!(m[field].is_string(), "{field}: {m}");
+    }
+    assert_eq!(
+        (m["start_url"].as_str(), m["display"].as_str()),
+        (Some("/"), Some("standalone"))
+    );
+    let icons = m["icons"].as_array().expect("icons");
+    assert!(!icons.is_empty());
+    for icon in icons {
+        let src = icon["src"].as_str().expect("src");
+        let r = get(src).await.expect("GET icon");
+        assert_eq!(r.status(), 200, "{src}");
+        assert_eq!(Some(typed(&r).as_str()), icon["type"].as_str(), "{src}");
+    }
+    let worker = get("/sw.js").await.expect("GET /sw.js");
+    assert_eq!(worker.status(), 200);
+    assert!(typed(&worker).starts_with("text/javascript"));
+    assert!(worker.text().await.expect("body").contains("skipWaiting"));
+    for elsewhere in ["/web/sw.js", "/web/manifest.webmanifest"] {
+        assert_eq!(
+            get(elsewhere).await.expect("GET").status(),
+            404,
+            "{elsewhere}"
+        );
+    }
 }
 
 /// The client's files on a slow line: gzipped for a browser that accepts it (and not

@@ -14,6 +14,8 @@ pub fn app(state: AppState) -> Router {
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
         .route("/", get(web::index))
+        .route("/sw.js", get(web::service_worker))
+        .route("/manifest.webmanifest", get(web::manifest))
         .route("/web/{file}", get(web::asset))
         .route("/web/v/{version}/{file}", get(web::versioned_asset))
         .route("/api/board", get(web::board))

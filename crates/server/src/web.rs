@@ -5,6 +5,11 @@
 //! `include_str!`, so a release binary (and the Docker image) is self-contained:
 //! `GET /` serves `index.html`, `GET /web/{file}` the other files.
 //!
+//! The client is installable: `GET /manifest.webmanifest` is its web app manifest
+//! and `GET /sw.js` its service worker, both at the root (a service worker controls
+//! only its own path and below, so `/sw.js` controls the whole client). The service
+//! worker keeps and intercepts nothing (`web/sw.js`).
+//!
 //! On a slow line the client loads fast after the first visit: every file is
 //! compressed once (gzip) and sent so to browsers that accept it, and carries an
 //! `ETag` (a `304` for a browser that has it). The page refers to its files under
@@ -173,6 +178,26 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("../../../web/quickplay.js"),
     ),
     (
+        "sw.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/sw.js"),
+    ),
+    (
+        "manifest.webmanifest",
+        "application/manifest+json",
+        include_str!("../../../web/manifest.webmanifest"),
+    ),
+    (
+        "icon.svg",
+        "image/svg+xml",
+        include_str!("../../../web/icon.svg"),
+    ),
+    (
+        "icon-maskable.svg",
+        "image/svg+xml",
+        include_str!("../../../web/icon-maskable.svg"),
+    ),
+    (
         "style.css",
         "text/css; charset=utf-8",
         include_str!("../../../web/style.css"),
@@ -201,9 +226,14 @@ const ADMIN_FILES: [&str; 7] = [
     "style.css",
 ];
 
-/// Whether the public listener serves `name` (the admin page is not its).
+/// The files served at the root (`/{name}`) and not under `/web/`: the service
+/// worker (its scope is its own path and below) and the manifest that names it.
+const ROOT_FILES: [&str; 2] = ["sw.js", "manifest.webmanifest"];
+
+/// Whether the public listener serves `name` under `/web/` (the admin page is not
+/// its; the root's files are at the root only).
 fn public(name: &str) -> bool {
-    !name.starts_with("admin.")
+    !name.starts_with("admin.") && !ROOT_FILES.contains(&name)
 }
 
 /// One embedded file as served: its type, its bytes (the page's `index.html` with
@@ -347,12 +377,26 @@ fn file(name: &str, headers: &HeaderMap, caching: Caching) -> Response {
 /// served whatever page asks (the origin check lets them through).
 #[must_use]
 pub fn is_client_file(path: &str) -> bool {
-    path == "/" || path.starts_with("/web/")
+    path == "/"
+        || path.starts_with("/web/")
+        || ROOT_FILES.iter().any(|f| path.strip_prefix('/') == Some(f))
 }
 
 /// `GET /`: the client's page (its files under the current version).
 pub async fn index(headers: HeaderMap) -> Response {
     file("index.html", &headers, Caching::Minute)
+}
+
+/// `GET /sw.js`: the client's service worker, at the root so that it controls the
+/// whole client; asked for again each time (a new build's takes over).
+pub async fn service_worker(headers: HeaderMap) -> Response {
+    file("sw.js", &headers, Caching::Revalidate)
+}
+
+/// `GET /manifest.webmanifest`: the client's web app manifest (its name, icons,
+/// colours and start page), which makes it installable.
+pub async fn manifest(headers: HeaderMap) -> Response {
+    file("manifest.webmanifest", &headers, Caching::Revalidate)
 }
 
 /// `GET /web/{file}`: a file of the client (404 for anything not embedded), asked for
