@@ -15,13 +15,14 @@ import { askRatingChange, historyList } from './endgame.js';
 import { accountLink, accountPage, leaderboardPage, loadMe, playerFor, profilePage } from './players.js';
 import { replayPage } from './replay.js';
 import { quickPlay } from './quickplay.js';
+import { myGames, MOVE_HOURS } from './mygames.js';
 import { Part } from './dom.js';
 import { installIcons, icon, brand } from './icons.js';
 import { flyResources, flyCard } from './motion.js';
 import {
   clearFlash, clearTrade, closeDialog, enterRoom, noteGain, notePiece as placed, noteRoll, setConn, setFlash, setRemoved, setRoom, setSession, typed,
 } from './state.js';
-import { h, S, W, dot, who, seatName, occupantName, toast, announce, beep, soundOn, setSound, glance, GLANCE_MS, onRedraw } from './ui.js';
+import { h, S, W, dot, who, seatName, occupantName, toast, announce, beep, soundOn, setSound, glance, GLANCE_MS, onRedraw, fmtDuration } from './ui.js';
 
 /** @typedef {import('./protocol').CreateRoomRequest} CreateRoomRequest */
 /** @typedef {import('./protocol').CreateRoomResponse} CreateRoomResponse */
@@ -174,7 +175,34 @@ function formOptions() {
     stand_in_secs: n('opt-stand-in'), stand_in_level: BOT_LEVELS.find((l) => l === input('opt-stand-in-level').value) || 'medium',
     // (Sent only when asked for: unrated is the default.)
     ...(input('opt-rated').checked ? { rated: true } : {}),
+    // A game over days (protocol 27): the preset of the hours chosen.
+    ...(input('opt-pace-days').checked ? { days: { move_hours: n('opt-move-hours') } } : {}),
   };
+}
+
+/** The fields of a live room's timers, which a game over days does not use (protocol 27). */
+const LIVE_TIMERS = ['opt-turn', 'opt-trade', 'opt-discard', 'opt-stand-in'];
+
+/**
+ * Live or over days: two choices and, over days, the time per move (the presets of
+ * protocol 27.1) and what a time-out does; the live timers' fields hidden then.
+ */
+function paceField() {
+  const show = () => {
+    const days = /** @type {HTMLInputElement} */ (document.getElementById('opt-pace-days')).checked;
+    document.getElementById('opt-days').hidden = !days;
+    for (const id of LIVE_TIMERS) {
+      for (const e of document.querySelectorAll(`#${id}, label[for="${id}"]`)) /** @type {HTMLElement} */ (e).hidden = days;
+    }
+  };
+  const choice = (value, label) => h('label', { class: 'radio' },
+    h('input', { type: 'radio', name: 'pace', id: `opt-pace-${value}`, value, checked: value === 'live', onchange: show }), label);
+  return h('fieldset', { class: 'pace', id: 'opt-pace' }, h('legend', {}, t('opt.pace')),
+    h('div', { class: 'row pace-choices' }, choice('live', t('pace.live')), choice('days', t('pace.days'))),
+    h('div', { id: 'opt-days', class: 'pace-days', hidden: true },
+      h('label', { for: 'opt-move-hours' }, t('opt.move_hours')),
+      h('select', { id: 'opt-move-hours' }, MOVE_HOURS.map((n) => h('option', { value: n, selected: n === 24 }, t('days.per_move', { time: fmtDuration(n * 3600000) })))),
+      h('p', { class: 'muted small', id: 'days-about' }, t('days.about'))));
 }
 
 function lobbyForm() {
@@ -184,6 +212,7 @@ function lobbyForm() {
     field('opt-players', t('opt.players'), h('select', { id: 'opt-players' }, h('option', { value: 4 }, '4'), h('option', { value: 3 }, '3'))),
     field('opt-vp', t('opt.vp'), num('opt-vp', 3, 20, 10)),
     field('opt-map', t('opt.map'), h('select', { id: 'opt-map' }, h('option', { value: 'random' }, t('map.random')), h('option', { value: 'beginner' }, t('map.beginner')))),
+    paceField(),
     field('opt-turn-limit', t('opt.turn_limit'), num('opt-turn-limit', 100, 5000, 1000)),
     field('opt-turn', t('opt.turn_timer'), num('opt-turn', 0, 3600, 0)),
     field('opt-trade', t('opt.trade_timeout'), num('opt-trade', 0, 3600, 60)),
@@ -214,7 +243,9 @@ async function lobbyPage() {
   document.title = t('title.lobby');
   const list = h('div', { id: 'room-list' }, h('p', { class: 'muted' }, t('loading_rooms')));
   // One click to a game first; the room for friends and the rules' options folded away.
+  // The signed-in player's games first, when there are any (mygames.js).
   $app.replaceChildren(h('div', { class: 'lobby' },
+    myGames({ hasSeat: (id) => !!loadSession(id).token }),
     h('div', {}, quickGame(formOptions),
       h('details', { class: 'panel more', id: 'more-options' }, h('summary', { id: 'more-options-summary' }, t('more_options')),
         h('h2', {}, t('new_room')), lobbyForm())),
@@ -556,6 +587,16 @@ const page = { render, drawn: /** @type {string[]} */ ([]), draws: 0 };
 /** @type {any} */ (window).__catanPage = page;
 
 function optionsLine(o) {
+  const d = o.days;
+  if (d) {
+    // A game over days: its clock instead of the live timers (protocol 27.1).
+    return t('room_options_days', {
+      players: o.players, vp: o.vp_target, map: t(`map.${o.map}`), turns: o.turn_limit ?? 1000,
+      pace: t('days.per_move', { time: fmtDuration(d.move_hours * 3600000) }), bank: fmtDuration(d.bank_hours * 3600000),
+      add: fmtDuration(d.bank_add_mins * 60000), cap: fmtDuration(d.bank_cap_hours * 3600000), vacation: d.vacation_days,
+      listed: o.listed ? t('listed') : t('unlisted'), spectators: o.spectators ? t('spectators_yes') : t('spectators_no'),
+    });
+  }
   return t('room_options', {
     players: o.players, vp: o.vp_target, map: t(`map.${o.map}`), turns: o.turn_limit ?? 1000,
     timer: o.turn_timer_secs ? `${o.turn_timer_secs}s` : t('off'), trade: `${o.trade_timeout_secs}s`,

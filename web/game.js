@@ -20,7 +20,7 @@ import {
   S, clearTrade, closeSheet, counterOffer, dismissGameOver, openDialog, setMaritime, setZoom, toggleMode, toggleSheet, tradeCard, tradeTo,
 } from './state.js';
 import {
-  W, RES, COSTS, seatName, who, legalOf, hasLegal, act, button, lacking, countdown, gainsText, glance,
+  W, RES, COSTS, seatName, who, legalOf, hasLegal, act, button, lacking, countdown, gainsText, glance, fmtDuration, clockNow, DAY,
 } from './ui.js';
 
 const phaseName = (v) => t(`phase.${v.phase.name}`);
@@ -29,6 +29,8 @@ const key = (...xs) => JSON.stringify([language(), ...xs]);
 /** The seats as a part shows them: names, bots, presence, stand-ins. */
 const seatsKey = () => W().room?.seats;
 const playing = () => W().you !== null && W().view.phase.name !== 'over';
+/** Whether the room is a game over days (protocol 27): its countdowns in days, hours and minutes. */
+const overDays = () => !!(W().clocks || W().room?.options?.days);
 
 /** The prompt over the board: what to do now. */
 function phasePrompt() {
@@ -104,7 +106,7 @@ function statusBar() {
   return [
     h('span', { id: 'turn-info', 'data-turn': v.turn }, h('span', { class: 'turn-n' }, t('turn_n', { n: v.turn })), ' ', who(v.current), ' ', h('span', { class: 'phase' }, phaseName(v))),
     dice,
-    deadline ? h('span', { class: 'timer', title: t('timer') }, countdown(deadline)) : null,
+    deadline ? h('span', { class: 'timer', title: t('timer') }, countdown(deadline, overDays())) : null,
     you === null ? h('span', { class: 'badge' }, t('spectator')) : null,
   ].filter(Boolean);
 }
@@ -215,7 +217,7 @@ function playersPanel() {
             p.seat === you ? h('span', { class: 'badge you', 'data-you': '' }, t('you')) : null,
             seat && !seat.connected ? h('span', { class: 'badge' }, t('away')) : null,
             seat?.stand_in ? h('span', { class: 'badge', 'data-stand-in': '' }, t('stand_in')) : null,
-            current && deadline ? h('span', { class: 'badge timer', title: t('timer') }, countdown(deadline)) : null),
+            current && deadline && !clockOf(p.seat) ? h('span', { class: 'badge timer', title: t('timer') }, countdown(deadline)) : null),
           h('div', { class: 'player-stats' },
             stat('vp', 'victory_point', vp, t('vp_long')),
             stat('n-cards', 'card_back', p.resource_cards, t('cards_long')),
@@ -224,9 +226,41 @@ function playersPanel() {
             stat('road-length', 'road', p.road_length, t('road_long')),
             award(v.longest_road === p.seat, 'longest_road'),
             award(v.largest_army === p.seat, 'largest_army')),
+          clockOf(p.seat) ? clockLine(clockOf(p.seat)) : null,
           shown?.gains[p.seat] ? h('span', { class: 'badge gain', 'data-gain': p.seat }, gainsText(shown.gains[p.seat])) : null);
       })),
     h('p', { class: 'muted goal' }, t('goal', { vp: v.options.vp_target, turns: v.options.turn_limit ?? 1000 })));
+}
+
+/** The time-outs after which a bot plays a seat for good (protocol 27.2). */
+const TIME_OUTS_REPLACED = 3;
+
+/** A seat's clock in a game over days (protocol 27.3), or undefined. @param {number} seat */
+const clockOf = (seat) => W().clocks?.find((c) => c.seat === seat);
+
+/**
+ * A seat's clock in a game over days: the countdown of its move while it owes one,
+ * its time bank (hours and minutes), vacation days and time-outs, and once a bot
+ * plays it for good, the mark. While its turn runs past the move's hours the bank,
+ * then the vacation, go down (ui.js keeps them up to date).
+ * @param {import('./protocol').SeatClock} c
+ */
+function clockLine(c) {
+  const v = W().view;
+  // (A discard has its own hours, without bank or vacation: nothing is drawn on.)
+  const spending = !!c.deadline && v.current === c.seat && v.phase.name !== 'discard' && v.phase.name !== 'over';
+  const spendFrom = spending ? c.deadline - c.bank_ms - c.vacation_days * DAY : null;
+  const now = clockNow(c, spendFrom);
+  const label = (k) => h('span', { class: 'sr-only' }, `${t(k)}: `);
+  return h('div', {
+    class: 'clock-line', 'data-clock': c.seat, 'data-spend-from': spendFrom ?? undefined, 'data-bank': c.bank_ms, 'data-vacation': c.vacation_days,
+  },
+  c.deadline && v.phase.name !== 'over'
+    ? h('span', { class: 'badge move-clock', title: t('days.move_left') }, icon('hourglass'), label('days.move_left'), countdown(c.deadline, true)) : null,
+  h('span', { class: 'clock-stat bank', title: t('days.bank') }, icon('piggy'), label('days.bank'), h('span', { class: 'bank-left' }, fmtDuration(now.bank, { days: false }))),
+  h('span', { class: 'clock-stat vacation', title: t('days.vacation') }, icon('vacation'), label('days.vacation'), h('span', { class: 'vacation-left' }, t('dur.d', { n: now.vacation }))),
+  h('span', { class: `clock-stat time-outs${c.time_outs ? ' some' : ''}`, title: t('days.time_outs') }, icon('alarm'), label('days.time_outs'), h('b', {}, `${c.time_outs}/${TIME_OUTS_REPLACED}`)),
+  c.replaced ? h('span', { class: 'badge replaced', 'data-replaced': '', title: t('days.replaced_about') }, t('days.replaced')) : null);
 }
 
 // ---------------------------------------------------------------- actions
@@ -497,7 +531,7 @@ const PARTS = {
     () => (playing() ? actionsPanel() : watchBar())),
   'players-slot': new Part(() => {
     const v = W().view;
-    return key(v.players, v.current, W().deadline, v.longest_road, v.largest_army, v.me?.total_vp, glance()?.gains, seatsKey(), v.options.vp_target, W().gameOver?.scores);
+    return key(v.players, v.current, W().deadline, W().clocks, v.phase.name, v.longest_road, v.largest_army, v.me?.total_vp, glance()?.gains, seatsKey(), v.options.vp_target, W().gameOver?.scores);
   }, playersPanel),
   'hand-slot': new Part(() => key(playing(), W().view.me), () => (playing() ? handPanel() : null)),
   'trade-slot': new Part(() => key(playing(), S.trade, W().legal, W().pending, W().view.me?.hand, seatsKey()),

@@ -43,6 +43,11 @@ const SYMBOLS = {
   sound_off: '<path d="M3 9 H7 L12 5 V19 L7 15 H3 Z" fill="currentColor"/><path d="M16 9 L22 15 M22 9 L16 15" stroke="currentColor" stroke-width="2" stroke-linecap="round"/>',
   robber: '<circle cx="12" cy="6" r="4" fill="currentColor"/><path d="M6 22 C6 13 8 10 12 10 C16 10 18 13 18 22 Z" fill="currentColor"/>',
   // Players: a person (the account), a cup (the leaderboard).
+  // A game over days (protocol 27): the move's time, the time bank, vacation days, a time-out.
+  hourglass: '<path d="M6 2.5 H18 M6 21.5 H18" stroke="currentColor" stroke-width="2.2" stroke-linecap="round"/><path d="M7.5 3 C7.5 9 11 10 11 12 C11 14 7.5 15 7.5 21 H16.5 C16.5 15 13 14 13 12 C13 10 16.5 9 16.5 3 Z" fill="none" stroke="currentColor" stroke-width="2" stroke-linejoin="round"/><path d="M9.5 19.5 C10 17 12 16 12 16 C12 16 14 17 14.5 19.5 Z" fill="currentColor"/>',
+  piggy: '<path d="M4 12 C4 8 7.5 6 12 6 C14 6 15.5 6.4 16.7 7.2 L19 5.5 V9 C20 9.8 20.6 10.8 20.9 12 H22 V15 H20.6 C20 16.5 18.9 17.6 17.5 18.3 V21 H14.5 V19 H10 V21 H7 V18.2 C5.2 17.2 4 15 4 12 Z" fill="currentColor"/><circle cx="16.5" cy="10.5" r="1.1" fill="#fff"/><path d="M10 8.4 H13.5" stroke="#fff" stroke-width="1.5" stroke-linecap="round"/>',
+  vacation: '<path d="M3 11 C4 5.5 8 3 12 3 C16 3 20 5.5 21 11 Z" fill="currentColor"/><path d="M12 11 V20 M12 20 C12 21.5 10 21.5 9.5 20" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"/>',
+  alarm: '<circle cx="12" cy="13" r="8" fill="none" stroke="currentColor" stroke-width="2.2"/><path d="M12 9 V13.5 L14.8 15.3 M3 6 L6 3 M21 6 L18 3" fill="none" stroke="currentColor" stroke-width="2.2" stroke-linecap="round" stroke-linejoin="round"/>',
   person: '<circle cx="12" cy="8" r="4.2" fill="none" stroke="currentColor" stroke-width="2.2"/><path d="M3.5 21.5 C4.5 15.5 8 13.8 12 13.8 C16 13.8 19.5 15.5 20.5 21.5" fill="none" stroke="currentColor" stroke-width="2.2" stroke-linecap="round"/>',
   trophy: '<path d="M7 3 H17 V10 C17 13 14.8 15 12 15 C9.2 15 7 13 7 10 Z" fill="currentColor"/><path d="M7 5 H3.5 C3.5 9 5 10.5 7.5 10.8 M17 5 H20.5 C20.5 9 19 10.5 16.5 10.8" fill="none" stroke="currentColor" stroke-width="1.8"/><path d="M12 15 V19 M7.5 21 H16.5" stroke="currentColor" stroke-width="2.2" stroke-linecap="round"/>',
   // A key: a passkey (the account page).

@@ -21,6 +21,7 @@
 /** @typedef {import('./protocol.js').GameView} GameView */
 /** @typedef {import('./protocol.js').GameOverInfo} GameOverInfo */
 /** @typedef {import('./protocol.js').OfferDeadline} OfferDeadline */
+/** @typedef {import('./protocol.js').SeatClock} SeatClock */
 /** @typedef {import('./protocol.js').RoomInfo} RoomInfo */
 /** @typedef {import('./protocol.js').Seat} Seat */
 /** @typedef {import('./protocol.js').ErrorBody} ErrorBody */
@@ -223,6 +224,7 @@ const SEQUENCED = new Set(['events', 'chat', 'presence', 'stand_in', 'room', 'ga
  * @property {Action[]} legal
  * @property {number | null} deadline
  * @property {OfferDeadline[]} offerDeadlines
+ * @property {SeatClock[] | null} clocks each seat's clock in a game over days (27.3), null in a live game
  * @property {GameOverInfo | null} gameOver
  * @property {string | null} rematch the room of the rematch, once made (4.17)
  * @property {number | null} lastSeq
@@ -265,7 +267,7 @@ export class Connection {
     this.Ws = Ws;
     /** @type {RoomState} */
     this.state = {
-      room: null, you: null, view: null, legal: [], deadline: null, offerDeadlines: [],
+      room: null, you: null, view: null, legal: [], deadline: null, offerDeadlines: [], clocks: null,
       gameOver: null, rematch: null, lastSeq: null, pending: null, refusal: null,
     };
     this.ws = null;
@@ -413,6 +415,7 @@ export class Connection {
         s.legal = msg.legal || [];
         s.deadline = msg.deadline ?? null;
         s.offerDeadlines = msg.offer_deadlines || [];
+        s.clocks = msg.clocks ?? null;
         if (msg.request_id && msg.request_id === s.pending) s.pending = null;
         s.refusal = null;
         break;
@@ -432,7 +435,7 @@ export class Connection {
       case 'room': s.room = msg.room; break;
       case 'resumed':
         s.legal = msg.legal || []; s.deadline = msg.deadline ?? null;
-        s.offerDeadlines = msg.offer_deadlines || []; s.lastSeq = msg.seq; s.pending = null;
+        s.offerDeadlines = msg.offer_deadlines || []; s.clocks = msg.clocks ?? null; s.lastSeq = msg.seq; s.pending = null;
         break;
       case 'game_over': s.gameOver = msg; break;
       case 'rematch': s.rematch = msg.room_id; break;
@@ -457,7 +460,7 @@ export class Connection {
     if (this.refreshSeq !== null && msg.seq >= this.refreshSeq) this.refreshSeq = null;
     Object.assign(s, {
       room: msg.room, you: msg.you, view: msg.view, legal: msg.legal || [], deadline: msg.deadline ?? null,
-      offerDeadlines: msg.offer_deadlines || [], gameOver: msg.game_over ?? null, lastSeq: msg.seq,
+      offerDeadlines: msg.offer_deadlines || [], clocks: msg.clocks ?? null, gameOver: msg.game_over ?? null, lastSeq: msg.seq,
       rematch: msg.rematch ?? null,
     });
     if (!answer) s.pending = null;

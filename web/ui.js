@@ -26,7 +26,7 @@ export const COSTS = {
 
 /** The wire state (an empty one before the connection). */
 export const W = () => S.conn?.state || {
-  room: S.room, you: null, view: null, legal: [], deadline: null, offerDeadlines: [], gameOver: null, rematch: null, lastSeq: null, pending: null, refusal: null,
+  room: S.room, you: null, view: null, legal: [], deadline: null, offerDeadlines: [], clocks: null, gameOver: null, rematch: null, lastSeq: null, pending: null, refusal: null,
 };
 
 export function seatName(s) {
@@ -107,16 +107,76 @@ export function fmtCountdown(deadline) {
   const s = Math.ceil(Math.max(0, deadline - Date.now()) / 1000);
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }
-export function countdown(deadline) {
-  return h('span', { class: 'countdown', 'data-deadline': deadline || '' }, fmtCountdown(deadline));
+
+const MINUTE = 60000;
+const HOUR = 60 * MINUTE;
+export const DAY = 24 * HOUR;
+
+/**
+ * A span of time in words of a game over days (protocol 27), its two largest units:
+ * "2d 3h", "5h 12m", "4m 9s" (seconds only in the last hour); without `days`, in
+ * hours and minutes only ("50h 30m", a time bank).
+ * @param {number} ms @param {{ days?: boolean }} [o]
+ */
+export function fmtDuration(ms, { days = true } = {}) {
+  const left = Math.max(0, ms);
+  const d = days ? Math.floor(left / DAY) : 0;
+  const hh = Math.floor((left - d * DAY) / HOUR);
+  const m = Math.floor((left % HOUR) / MINUTE);
+  const s = Math.floor((left % MINUTE) / 1000);
+  /** @type {[string, number][]} */
+  const units = [['d', d], ['h', hh], ['m', m], ...(days && left < HOUR ? /** @type {[string, number][]} */ ([['s', s]]) : [])];
+  const first = units.findIndex(([, n]) => n > 0);
+  if (first < 0) return t(`dur.${units[units.length - 1][0]}`, { n: 0 });
+  return units.slice(first, first + 2).filter(([, n], i) => i === 0 || n > 0)
+    .map(([u, n]) => t(`dur.${u}`, { n })).join(t('dur.sep'));
 }
+
+/**
+ * A countdown to `deadline`, kept up to date: m:ss in a live room; in days, hours
+ * and minutes (`long`) in a game over days.
+ * @param {number | null | undefined} deadline @param {boolean} [long]
+ */
+export function countdown(deadline, long = false) {
+  return h('span', { class: 'countdown', 'data-deadline': deadline || '', 'data-long': long ? '1' : undefined },
+    long ? fmtDuration((deadline || 0) - Date.now()) : fmtCountdown(deadline));
+}
+
+/**
+ * A seat's time bank and vacation days while its turn runs (protocol 27.3): what it
+ * had when the move began, less the time past the move's hours (the bank first, then
+ * whole days). `spendFrom` is when the move's own hours end and the bank is drawn on
+ * (its deadline less the bank and the vacation days); null when nothing is drawn.
+ * @param {{ bank_ms: number, vacation_days: number }} clock @param {number | null} spendFrom
+ */
+export function clockNow(clock, spendFrom, now = Date.now()) {
+  if (spendFrom === null) return { bank: clock.bank_ms, vacation: clock.vacation_days };
+  const past = now - spendFrom;
+  const bank = Math.min(clock.bank_ms, Math.max(0, clock.bank_ms - past));
+  const overBank = Math.max(0, past - clock.bank_ms);
+  return { bank, vacation: Math.max(0, clock.vacation_days - Math.ceil(overBank / DAY)) };
+}
+
+/** The time a countdown in a game over days shows in the warning colour. */
+const WARN_LONG_MS = HOUR;
+
 setInterval(() => {
   for (const e of document.querySelectorAll('.countdown[data-deadline]')) {
     if (!(e instanceof HTMLElement)) continue;
     const d = Number(e.dataset.deadline);
     if (!d) continue;
-    e.textContent = fmtCountdown(d);
-    e.classList.toggle('warn', d - Date.now() < WARN_MS);
+    const long = !!e.dataset.long;
+    e.textContent = long ? fmtDuration(d - Date.now()) : fmtCountdown(d);
+    e.classList.toggle('warn', d - Date.now() < (long ? WARN_LONG_MS : WARN_MS));
+  }
+  // A time bank being drawn on, and the vacation days after it (game.js).
+  for (const e of document.querySelectorAll('[data-spend-from]')) {
+    if (!(e instanceof HTMLElement)) continue;
+    const now = clockNow({ bank_ms: Number(e.dataset.bank), vacation_days: Number(e.dataset.vacation) }, Number(e.dataset.spendFrom));
+    const bank = e.querySelector('.bank-left');
+    const vacation = e.querySelector('.vacation-left');
+    if (bank) bank.textContent = fmtDuration(now.bank, { days: false });
+    if (vacation) vacation.textContent = t('dur.d', { n: now.vacation });
   }
 }, 250);
 

@@ -178,6 +178,11 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("../../../web/quickplay.js"),
     ),
     (
+        "mygames.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/mygames.js"),
+    ),
+    (
         "sw.js",
         "text/javascript; charset=utf-8",
         include_str!("../../../web/sw.js"),
