@@ -201,3 +201,195 @@ async fn my_games_on_sqlite() {
 async fn my_games_on_postgres() {
     my_games_list_the_seats_and_mark_the_move(Some(catan_e2e::fresh_postgres_url().await)).await;
 }
+
+/// Whether the server holds room `id` in memory (its administrators' list).
+async fn held(server: &TestServer, id: uuid::Uuid) -> bool {
+    let r = server
+        .http
+        .get(server.admin_url("/admin/rooms"))
+        .bearer_auth(server.admin_token.as_deref().expect("admin token"))
+        .send()
+        .await
+        .expect("http");
+    let list: catan_protocol::AdminRoomList = r.json().await.expect("room list");
+    list.rooms.iter().any(|r| r.id == id)
+}
+
+/// The snapshot a spectator gets on connecting to `room`.
+async fn spectator_snapshot(server: &TestServer, room: uuid::Uuid) -> catan_protocol::Snapshot {
+    let mut c = server.connect(room, None, None).await;
+    let ServerMessage::Snapshot(s) = c
+        .recv_until(|m| matches!(m, ServerMessage::Snapshot(_)))
+        .await
+    else {
+        unreachable!()
+    };
+    *s
+}
+
+/// A room over days sleeps once nobody is there (`--sleep-after-secs`), leaving
+/// memory, and a connection wakes it as it was: the same numbers, view, clocks
+/// and deadline; then the game goes on.
+async fn a_room_over_days_sleeps_when_nobody_is_there_and_wakes_as_it_was(url: Option<String>) {
+    let server = TestServer::start_with(move |c| {
+        if let Some(url) = url {
+            c.store.database_url = url.into();
+        }
+        c.rooms.sleep_after_secs = 1;
+        c.admin_token = Some("admin-secret-for-tests".into());
+    })
+    .await;
+    let created = server
+        .create_room(json!({ "players": 3, "days": { "move_hours": 24 } }))
+        .await;
+    let room = created.room_id;
+    let mut seats = Vec::new();
+    for name in ["ann", "bob", "cyd"] {
+        seats.push(server.take_seat(room, name).await);
+    }
+    server.start_game(room, &created.host_token).await;
+    let before = spectator_snapshot(&server, room).await;
+    assert!(before.view.is_some() && before.clocks.len() == 3);
+    // Nobody is connected now: the room falls asleep after a second.
+    let mut slept = false;
+    for _ in 0..100 {
+        if !held(&server, room).await {
+            slept = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(slept, "the room left memory");
+    // A connection wakes it, exactly as it was.
+    let after = spectator_snapshot(&server, room).await;
+    assert!(held(&server, room).await, "awake again");
+    assert_eq!(after.seq, before.seq);
+    assert_eq!(after.view, before.view);
+    assert_eq!(after.clocks, before.clocks);
+    assert_eq!(after.deadline, before.deadline);
+    assert_eq!(after.room.options, before.room.options);
+    // The person whose move it is plays on.
+    let mover = before
+        .clocks
+        .iter()
+        .find(|c| c.deadline.is_some())
+        .expect("a move")
+        .seat;
+    let mut c = server
+        .connect(room, Some(&seats[mover.index()].token), None)
+        .await;
+    let ServerMessage::Snapshot(s) = c
+        .recv_until(|m| matches!(m, ServerMessage::Snapshot(_)))
+        .await
+    else {
+        unreachable!()
+    };
+    let action = *s.legal.first().expect("the mover may act");
+    let msg = catan_protocol::ClientMessage::Action {
+        request_id: "after-sleep".into(),
+        action,
+        expect_seq: Some(s.seq),
+    };
+    c.send_json(&serde_json::to_value(&msg).expect("json"))
+        .await;
+    let m = c
+        .recv_until(|m| {
+            matches!(
+                m,
+                ServerMessage::Events {
+                    request_id: Some(_),
+                    ..
+                }
+            )
+        })
+        .await;
+    let ServerMessage::Events { seq, .. } = m else {
+        unreachable!()
+    };
+    assert_eq!(seq, s.seq + 1, "numbered on");
+}
+
+#[tokio::test]
+async fn sleep_and_wake_on_sqlite() {
+    a_room_over_days_sleeps_when_nobody_is_there_and_wakes_as_it_was(None).await;
+}
+
+#[tokio::test]
+async fn sleep_and_wake_on_postgres() {
+    a_room_over_days_sleeps_when_nobody_is_there_and_wakes_as_it_was(Some(
+        catan_e2e::fresh_postgres_url().await,
+    ))
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sleeping_games_deadline_fires_after_its_server_is_killed_and_restarted() {
+    // The instance holding a sleeping game's deadline dies with SIGKILL; it comes
+    // back, and the deadline (passed meanwhile) wakes the room and fires.
+    let env = [
+        ("CATAN_SLEEP_AFTER_SECS", "1"),
+        ("CATAN_ADMIN_TOKEN", "admin-secret-for-tests"),
+    ];
+    let (db, dir) = catan_e2e::fresh_sqlite_url();
+    let mut server = TestServer::spawn_process_with(&db, &env);
+    server.wait_ready(Duration::from_secs(30)).await.expect("up");
+    let created = server
+        .create_room(json!({ "players": 3, "days": { "move_hours": 1, "bank_hours": 0, "bank_cap_hours": 0, "vacation_days": 0 } }))
+        .await;
+    let room = created.room_id;
+    let mut seats = Vec::new();
+    for name in ["ann", "bob", "cyd"] {
+        seats.push(server.take_seat(room, name).await);
+    }
+    server.start_game(room, &created.host_token).await;
+    let mut slept = false;
+    for _ in 0..100 {
+        if !held(&server, room).await {
+            slept = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(slept, "the room fell asleep");
+    server.kill();
+    // Down for two hours, as if: the move's hour is long gone.
+    let shifted = std::process::Command::new("sqlite3")
+        .arg(dir.path().join("catan.db"))
+        .arg(
+            "UPDATE games SET started_at = started_at - 7200000, created_at = created_at - 7200000, \
+             next_deadline = next_deadline - 7200000; \
+             UPDATE game_actions SET created_at = created_at - 7200000;",
+        )
+        .status()
+        .expect("sqlite3 runs");
+    assert!(shifted.success());
+    let mut server = TestServer::spawn_process_with(&db, &env);
+    server.wait_ready(Duration::from_secs(30)).await.expect("back");
+    let ready = std::time::Instant::now();
+    let mut woke = false;
+    for _ in 0..50 {
+        if held(&server, room).await {
+            woke = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(woke, "the deadline woke the room");
+    assert!(
+        ready.elapsed() < Duration::from_secs(2),
+        "woken {:?} after the start",
+        ready.elapsed()
+    );
+    let mut c = server.connect(room, Some(&seats[0].token), None).await;
+    let timed_out = |m: &ServerMessage| {
+        let clocks = match m {
+            ServerMessage::Snapshot(s) => &s.clocks,
+            ServerMessage::Events { clocks, .. } => clocks,
+            _ => return false,
+        };
+        clocks.iter().any(|k| k.time_outs == 1)
+    };
+    tokio::time::timeout(Duration::from_secs(10), c.recv_until(timed_out))
+        .await
+        .expect("the bot made the timed-out move");
+}

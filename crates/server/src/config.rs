@@ -155,6 +155,13 @@ impl Config {
         )
     }
 
+    /// Whether games over days sleep (`--sleep-after-secs`; a single instance's
+    /// rooms only: a cluster's live with their instance).
+    #[must_use]
+    pub fn rooms_sleep(&self) -> bool {
+        self.cluster.cluster_address.is_none() && self.rooms.sleep_after_secs > 0
+    }
+
     /// What a room reads of the configuration, and nothing else.
     #[must_use]
     pub fn room_settings(&self) -> crate::room::RoomSettings {
@@ -163,6 +170,7 @@ impl Config {
             outbound_queue: self.limits.outbound_queue,
             store_timeout: self.store.store_timeout(),
             keep_lobbies: self.cluster.cluster_address.is_none(),
+            sleeps: self.rooms_sleep(),
         }
     }
 }

@@ -94,7 +94,7 @@ where
             .await
             .map_err(|_| LobbyError::RoomNotFound)?;
         let id = params.get("id").map_or("", String::as_str);
-        Ok(PathRoom(app.room(id)?))
+        Ok(PathRoom(app.room(id).await?))
     }
 }
 

@@ -222,13 +222,14 @@ impl AppState {
         restore::Restorer::new(self.store.clone(), self.rooms.clone(), self.room_context())
     }
 
-    /// The room with this id (as a path gives it): `room_not_found` when the id is
-    /// malformed or no room has it, `shutting_down` when rooms are ending with the
-    /// server.
+    /// The room with this id (as a path gives it), woken if it sleeps:
+    /// `room_not_found` when the id is malformed or no room has it,
+    /// `shutting_down` when rooms are ending with the server, `store_unavailable`
+    /// when a sleeping room cannot be read.
     ///
     /// # Errors
     /// As said.
-    pub fn room(&self, id: &str) -> Result<room::RoomHandle, error::LobbyError> {
+    pub async fn room(&self, id: &str) -> Result<room::RoomHandle, error::LobbyError> {
         let gone = || {
             if self.shutdown.is_cancelled() {
                 error::LobbyError::ShuttingDown
@@ -237,7 +238,21 @@ impl AppState {
             }
         };
         let id = uuid::Uuid::parse_str(id).map_err(|_| gone())?;
-        self.rooms.get(id).map_err(|_| gone())
+        if let Ok(room) = self.rooms.get(id) {
+            return Ok(room);
+        }
+        // A game over days whose room sleeps wakes for the call (protocol 27.5).
+        if !self.config.rooms_sleep() || self.shutdown.is_cancelled() {
+            return Err(gone());
+        }
+        match self.restorer().wake(id).await {
+            Ok(Some(room)) => Ok(room),
+            Ok(None) => self.rooms.get(id).map_err(|_| gone()),
+            Err(e) => {
+                tracing::warn!(room = %id, error = %e, "could not wake a sleeping room");
+                Err(error::LobbyError::StoreUnavailable)
+            }
+        }
     }
 
     /// Tells every connection that the server is going away.
@@ -380,6 +395,9 @@ pub async fn serve(
                 games,
                 lobbies, "unfinished games and rooms gathering players restored"
             );
+            if state.config.rooms_sleep() {
+                tokio::spawn(days::wake::run(state.restorer(), state.shutdown.clone()));
+            }
         }
         // Several: the games are claimed, a share each, as their leases expire.
         Some(c) => {

@@ -187,7 +187,7 @@ pub async fn websocket(
             }));
     }
     // After the version check: a refused version does not depend on the room.
-    let room = state.room(&id)?;
+    let room = state.room(&id).await?;
     let conn = room
         .connect(q.token.filter(|t| !t.is_empty()), q.last_seq)
         .await?;

@@ -2,12 +2,12 @@
 //! in its own task.
 
 use std::collections::HashMap;
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 
 use uuid::Uuid;
 
 use crate::error::LobbyError;
-use crate::room::{Directory, RoomContext, RoomHandle};
+use crate::room::{Directory, RoomContext, RoomHandle, WakeGuard, WakeLocks};
 use catan_protocol::RoomOptions;
 
 /// All rooms, newest last.
@@ -17,6 +17,9 @@ pub struct Rooms {
     inner: RwLock<Inner>,
     /// Most rooms held at once (`--max-rooms`).
     max_rooms: usize,
+    /// A lock per room going to sleep or being woken (protocol 27.5), so that a
+    /// room is never woken while it is falling asleep, nor woken twice.
+    waking: Arc<WakeLocks>,
 }
 
 #[derive(Debug, Default)]
@@ -34,7 +37,13 @@ impl Rooms {
         Rooms {
             inner: RwLock::default(),
             max_rooms,
+            waking: Arc::default(),
         }
+    }
+
+    /// Holds room `id`'s sleep-and-wake lock until the guard is dropped.
+    pub async fn wake_lock(&self, id: Uuid) -> WakeGuard {
+        self.waking.lock(id).await
     }
 
     /// Creates a room, unless the server already holds `max_rooms` or has begun to
@@ -169,5 +178,13 @@ impl Directory for Rooms {
 
     fn remove(&self, id: Uuid) {
         Rooms::remove(self, id);
+    }
+
+    fn insert(&self, handle: RoomHandle) {
+        Rooms::insert(self, handle);
+    }
+
+    fn wake_locks(&self) -> Arc<WakeLocks> {
+        self.waking.clone()
     }
 }

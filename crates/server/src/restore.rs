@@ -94,6 +94,63 @@ impl Restorer {
         })
     }
 
+    /// Wakes game `id` if its room sleeps (protocol 27.5): the store notes it awake
+    /// (its broadcast numbers reserved past where it stopped) and the room comes
+    /// back with its clocks where the log puts them, numbering on from its last
+    /// broadcast. The room, or nothing when no room of that id sleeps (it is
+    /// unknown, over, or already awake elsewhere in this server: then it is in
+    /// `rooms`, which the caller looks up again).
+    ///
+    /// # Errors
+    /// If the store cannot read the game or its log, or note it awake.
+    pub async fn wake(&self, id: Uuid) -> Result<Option<RoomHandle>, StoreError> {
+        let _lock = self.rooms.wake_lock(id).await;
+        if let Ok(room) = self.rooms.get(id) {
+            return Ok(Some(room));
+        }
+        let record = match self.store.game(id).await {
+            Ok(record) => record,
+            Err(StoreError::NotFound(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let Some(slept) = record.slept_seq else {
+            return Ok(None);
+        };
+        if record.status != GameStatus::Playing {
+            return Ok(None);
+        }
+        let actions = self.store.actions(id).await?;
+        let up_to = slept + crate::room::SEQ_BLOCK;
+        if !self.store.wake_game(id, up_to).await? {
+            return Ok(None);
+        }
+        if !self.bring_back(record, &actions, Deadlines::Continue) {
+            return Ok(None);
+        }
+        info!(room = %id, seq = slept, "woke a sleeping room");
+        Ok(self.rooms.get(id).ok())
+    }
+
+    /// Wakes every sleeping room whose earliest deadline comes within `ahead_ms`
+    /// (its own timer then fires it on time). Returns how many woke.
+    ///
+    /// # Errors
+    /// If the store cannot list them.
+    pub async fn wake_due(&self, ahead_ms: u64) -> Result<usize, StoreError> {
+        let by = crate::room::rooms_now_ms() + ahead_ms;
+        let mut woken = 0;
+        for id in self.store.due_sleepers(by).await? {
+            match self.wake(id).await {
+                Ok(Some(_)) => woken += 1,
+                Ok(None) => {}
+                Err(e) => {
+                    error!(room = %id, error = %e, "could not wake a room whose deadline comes")
+                }
+            }
+        }
+        Ok(woken)
+    }
+
     /// The one restore: the game replayed into a room (its bots reseated), the room
     /// registered. False when the log does not replay (logged).
     fn bring_back(

@@ -6,5 +6,9 @@
 //!
 //! - [`mine`]: `GET /api/me/games`, every game a player has a seat in, the moves
 //!   that are theirs first.
+//! - [`wake`]: the loop that wakes sleeping rooms whose deadline comes (the rooms
+//!   themselves fall asleep in their task; a request wakes one in
+//!   `AppState::room`, both through `restore::Restorer::wake`).
 
 pub mod mine;
+pub mod wake;

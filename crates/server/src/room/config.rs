@@ -48,6 +48,14 @@ pub struct RoomConfig {
     /// 0 never ends a game so.
     #[arg(long, env = "CATAN_ABANDON_AFTER_SECS", default_value_t = 3600)]
     pub abandon_after_secs: u64,
+
+    /// Seconds a game over days may go without a person or spectator connected and
+    /// without any request before its room sleeps: unloaded from memory (the store
+    /// holds it all) and woken by the next call, connection or deadline; only when
+    /// no move is due within the next 10 minutes. 0 keeps every room awake. A
+    /// cluster keeps its rooms awake (they live with their instance).
+    #[arg(long, env = "CATAN_SLEEP_AFTER_SECS", default_value_t = 300)]
+    pub sleep_after_secs: u64,
 }
 
 impl RoomConfig {
@@ -77,4 +85,6 @@ pub struct RoomSettings {
     /// instance), so that they survive a restart; in a cluster they live with the
     /// instance that made them.
     pub keep_lobbies: bool,
+    /// Whether games over days sleep (`--sleep-after-secs`): a single instance's.
+    pub sleeps: bool,
 }

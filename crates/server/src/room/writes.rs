@@ -164,4 +164,11 @@ impl ClocksKept {
             }
         });
     }
+
+    /// Waits until every clock handed over is written (a room going to sleep).
+    pub(super) async fn written(&self) {
+        while self.state.lock().expect("clocks lock").writing {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
 }

@@ -1,12 +1,14 @@
 //! Games over days in the store (migration 0013): a player's unfinished games with
-//! the seats' clocks their rooms last kept, read in one statement.
+//! the seats' clocks their rooms last kept, read in one statement; rooms that
+//! sleep (`slept_seq`) and those whose deadline comes (`next_deadline`).
 
 use std::collections::HashMap;
 
 use sqlx::Row;
 use uuid::Uuid;
 
-use super::games::{GAME_COLUMNS, games_with_players, records};
+use super::games::{GAME_COLUMNS, corrupt, games_with_players, records};
+use super::group_commit::to_i64;
 use super::sql::SqlStore;
 use super::{MyGameRow, StoreError};
 
@@ -33,5 +35,51 @@ impl SqlStore {
                 MyGameRow { game, clocks }
             })
             .collect())
+    }
+
+    /// Marks `game` asleep after broadcast `seq` (a single instance's store: no
+    /// fence).
+    pub(super) async fn mark_asleep(&self, game: Uuid, seq: u64) -> Result<(), StoreError> {
+        let done =
+            sqlx::query("UPDATE games SET slept_seq = $2 WHERE id = $1 AND status = 'playing'")
+                .bind(game.to_string())
+                .bind(to_i64(seq))
+                .execute(self.pool())
+                .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound(format!("game {game} being played")));
+        }
+        Ok(())
+    }
+
+    /// Wakes `game`: no longer asleep, its broadcast numbers reserved up to `up_to`;
+    /// false if it was not asleep.
+    pub(super) async fn mark_awake(&self, game: Uuid, up_to: u64) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE games SET slept_seq = NULL, seq_reserved = $2 \
+             WHERE id = $1 AND slept_seq IS NOT NULL",
+        )
+        .bind(game.to_string())
+        .bind(to_i64(up_to))
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// The sleeping games whose earliest deadline is at or before `by`.
+    pub(super) async fn select_due_sleepers(&self, by: u64) -> Result<Vec<Uuid>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id FROM games WHERE status = 'playing' AND slept_seq IS NOT NULL \
+             AND next_deadline <= $1 ORDER BY next_deadline LIMIT 1000",
+        )
+        .bind(to_i64(by))
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let id: String = r.try_get("id")?;
+                Uuid::parse_str(&id).map_err(corrupt)
+            })
+            .collect()
     }
 }

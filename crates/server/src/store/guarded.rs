@@ -158,6 +158,20 @@ impl Store for Guarded {
         })
         .await
     }
+    async fn sleep_game(&self, game: Uuid, seq: u64) -> Result<(), StoreError> {
+        self.write("sleep_game", None, || self.inner.sleep_game(game, seq))
+            .await
+    }
+    async fn wake_game(&self, game: Uuid, up_to: u64) -> Result<bool, StoreError> {
+        self.write("wake_game", Some(retry::brief()), || {
+            self.inner.wake_game(game, up_to)
+        })
+        .await
+    }
+    async fn due_sleepers(&self, by: u64) -> Result<Vec<Uuid>, StoreError> {
+        self.read("due_sleepers", self.limit, self.inner.due_sleepers(by))
+            .await
+    }
     async fn my_games(&self, player: Uuid) -> Result<Vec<MyGameRow>, StoreError> {
         self.read("my_games", self.limit, self.inner.my_games(player))
             .await

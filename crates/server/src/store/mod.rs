@@ -357,8 +357,8 @@ pub trait Store: QueueStore + Send + Sync + 'static {
     /// (`games.seq_reserved`; never lowered): a room restored after a restart
     /// numbers its broadcasts after it.
     async fn reserve_seq(&self, game: Uuid, up_to: u64) -> Result<(), StoreError>;
-    /// Games started and not finished, for restoring rooms after a restart (a
-    /// sleeping room's too: [`GameRecord::slept_seq`] tells it).
+    /// Games started and not finished, for restoring rooms after a restart; not
+    /// those whose room sleeps ([`Store::sleep_game`]): they are woken when needed.
     async fn unfinished_games(&self) -> Result<Vec<GameRecord>, StoreError>;
     /// Finished games of listed rooms, newest first (an unlisted room's game is
     /// reachable by its id alone).
@@ -384,6 +384,27 @@ pub trait Store: QueueStore + Send + Sync + 'static {
     ) -> Result<(), StoreError> {
         let _ = (game, clocks, next_deadline);
         Ok(())
+    }
+    /// Marks a game over days whose room went to sleep after broadcast `seq`
+    /// (protocol 27.5): it is not restored at start-up, and is woken by a request
+    /// or by its deadline. The default keeps no sleeping rooms (refused, so the
+    /// room stays awake).
+    async fn sleep_game(&self, game: Uuid, seq: u64) -> Result<(), StoreError> {
+        let _ = (game, seq);
+        Err(StoreError::Unavailable(
+            "this store keeps no sleeping rooms".into(),
+        ))
+    }
+    /// Wakes a sleeping game: clears its `slept_seq` and reserves its broadcast
+    /// numbers up to `up_to`, in one statement; false if it was not asleep.
+    async fn wake_game(&self, game: Uuid, up_to: u64) -> Result<bool, StoreError> {
+        let _ = (game, up_to);
+        Ok(false)
+    }
+    /// The sleeping games whose earliest deadline is at or before `by` (Unix ms).
+    async fn due_sleepers(&self, by: u64) -> Result<Vec<Uuid>, StoreError> {
+        let _ = by;
+        Ok(Vec::new())
     }
     /// The unfinished games `player` has a seat in, the latest started first.
     async fn my_games(&self, player: Uuid) -> Result<Vec<MyGameRow>, StoreError> {

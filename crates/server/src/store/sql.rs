@@ -384,9 +384,23 @@ impl Store for SqlStore {
         self.select_my_games(player).await
     }
 
+    async fn sleep_game(&self, game: Uuid, seq: u64) -> Result<(), StoreError> {
+        self.mark_asleep(game, seq).await
+    }
+
+    async fn wake_game(&self, game: Uuid, up_to: u64) -> Result<bool, StoreError> {
+        self.mark_awake(game, up_to).await
+    }
+
+    async fn due_sleepers(&self, by: u64) -> Result<Vec<Uuid>, StoreError> {
+        self.select_due_sleepers(by).await
+    }
+
     async fn unfinished_games(&self) -> Result<Vec<GameRecord>, StoreError> {
         let sql = games_with_players(
-            &format!("SELECT {GAME_COLUMNS} FROM games WHERE status = 'playing'"),
+            &format!(
+                "SELECT {GAME_COLUMNS} FROM games WHERE status = 'playing' AND slept_seq IS NULL"
+            ),
             "g.created_at, g.id",
         );
         records(&sqlx::query(&sql).fetch_all(&self.pool).await?)

@@ -77,6 +77,16 @@ pub(crate) const SEQ_BLOCK: u64 = 1000;
 /// connected: a week.
 pub(crate) const DAYS_LOBBY_IDLE_SECS: u64 = 7 * 24 * 3600;
 
+/// A room over days sleeps only when no move is due within this of its falling
+/// asleep (the wake-up by deadline then has ample time).
+pub(crate) const SLEEP_MARGIN: Duration = Duration::from_secs(600);
+
+/// Unix time in milliseconds as rooms reckon it ([`Now::real`]): what deadlines
+/// kept in the store are compared with.
+pub(crate) fn rooms_now_ms() -> u64 {
+    Now::real().unix_ms
+}
+
 /// Unix time in milliseconds.
 pub(crate) fn now_ms() -> u64 {
     SystemTime::now()
@@ -288,11 +298,14 @@ impl Room {
             );
         }
         let game = replay.into_game();
-        // Broadcasts go on numbered after every number the room may have used.
-        let seq = restored_seq(
-            record.seq_reserved,
-            actions.last().map_or(0, |a| a.room_seq),
-        );
+        // Broadcasts go on numbered after every number the room may have used; a
+        // room that slept, from exactly where it stopped (protocol 27.5).
+        let seq = record.slept_seq.unwrap_or_else(|| {
+            restored_seq(
+                record.seq_reserved,
+                actions.last().map_or(0, |a| a.room_seq),
+            )
+        });
         let actions = &actions[..played];
         let host = TokenHash::from_stored(g.host_token_hash.clone());
         let bot_tokens = if game.is_over() {
@@ -495,6 +508,30 @@ impl Room {
             return None;
         }
         Some(self.life.people_left_at().at + Duration::from_secs(secs))
+    }
+
+    /// When the room may go to sleep (a game over days, `--sleep-after-secs`,
+    /// protocol 27.5): once no person or spectator has been connected and nothing
+    /// but reads came for that long; never while a move is due within
+    /// [`SLEEP_MARGIN`] of then (a bot making a move counts: its deadline passed).
+    pub(crate) fn sleep_deadline(&self) -> Option<Instant> {
+        if !self.settings.sleeps
+            || self.options.days.is_none()
+            || self.status() != RoomStatus::Playing
+            || self.people_connected()
+        {
+            return None;
+        }
+        let after = Duration::from_secs(self.settings.rooms.sleep_after_secs);
+        let at = self.life.last_activity().at + after;
+        let m = self.stage.game()?;
+        let due = m.clock()?.deadlines(m.game());
+        let now = self.now();
+        let soonest = due.iter().map(|(_, ms)| now.at_unix(*ms).at).min();
+        if soonest.is_some_and(|d| d < at + SLEEP_MARGIN) {
+            return None;
+        }
+        Some(at)
     }
 
     /// Notes that `seat` lost its connection: if a person sits there, the time

@@ -496,5 +496,6 @@ fn an_empty_room_idles_out_and_a_person_keeps_it_open() {
 }
 
 mod ending;
+mod sleep;
 mod stale;
 mod stand_in;
