@@ -52,9 +52,9 @@
 //! - `sender.rs`: [`Sender`], the only part that does I/O.
 //! - `error.rs`: [`SendError`] (retryable? gone?) and [`ConfigError`].
 //!
-//! The tests in `tests/` run a local push service that checks the VAPID token and
-//! decrypts the payload, a local SMTP sink and a local webhook receiver, all on
-//! 127.0.0.1.
+//! - `testing/` (feature `testing`): a local push service that checks the VAPID
+//!   token and decrypts the payload, a local SMTP sink and a local webhook
+//!   receiver, all on 127.0.0.1, for the tests in `tests/` and the server's.
 
 mod backoff;
 mod channel;
@@ -65,6 +65,9 @@ mod notice;
 mod push;
 mod sender;
 mod webhook;
+
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use backoff::{Backoff, dedupe_key};
 pub use channel::{Channel, ChannelKind, WebhookFormat};

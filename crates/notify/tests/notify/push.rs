@@ -1,278 +1,50 @@
-//! A local push service: it checks the VAPID token (RFC 8292) as a real one does,
-//! then decrypts the `aes128gcm` body (RFC 8291) with the browser's private key and
-//! auth secret, by its own code, and hands the payload to the test.
+//! The push sender against the local push service of `catan_notify::testing`,
+//! which checks the VAPID token (RFC 8292) as a real one does and decrypts the
+//! `aes128gcm` body (RFC 8291) with the browser's keys, by its own code.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use aes_gcm::aead::rand_core::RngCore as _;
-use aes_gcm::aead::{Aead as _, KeyInit as _, OsRng};
-use aes_gcm::{Aes128Gcm, Nonce};
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use catan_notify::{Channel, Lang, NoticeKind, PushPayload, SendError, Vapid};
-use hkdf::Hkdf;
-use p256::ecdsa::signature::Verifier as _;
-use p256::elliptic_curve::sec1::ToEncodedPoint as _;
-use sha2_011::Sha256;
+use catan_notify::testing::{
+    PushBrowser, PushDelivery, PushService, check_vapid, decrypt, push_service,
+};
+use catan_notify::{Channel, Lang, NoticeKind, SendError, Vapid};
 use tokio::sync::mpsc;
 
-use crate::{closed_port, notice, now_secs, sender};
+use crate::{closed_port, notice, sender};
 
-/// What a browser keeps for its subscription: its key pair and auth secret.
-struct Browser {
-    /// The subscription's private key (the push service never has it).
-    secret: p256::SecretKey,
-    /// The 16-byte auth secret.
-    auth: [u8; 16],
-}
+const SUBJECT: &str = "mailto:ops@catan.example";
 
-impl Browser {
-    fn new() -> Browser {
-        let mut auth = [0u8; 16];
-        OsRng.fill_bytes(&mut auth);
-        Browser {
-            secret: p256::SecretKey::random(&mut OsRng),
-            auth,
-        }
-    }
-
-    fn public_sec1(&self) -> Vec<u8> {
-        self.secret
-            .public_key()
-            .to_encoded_point(false)
-            .as_bytes()
-            .to_vec()
-    }
-
-    fn channel(&self, endpoint: &str) -> Channel {
-        Channel::WebPush {
-            endpoint: endpoint.to_owned(),
-            p256dh: URL_SAFE_NO_PAD.encode(self.public_sec1()),
-            auth: URL_SAFE_NO_PAD.encode(self.auth),
-        }
-    }
-}
-
-/// What the endpoint accepted.
-#[derive(Debug)]
-struct Delivered {
-    payload: PushPayload,
-    urgency: String,
-    ttl: String,
-    body: Vec<u8>,
-}
-
-struct Service {
-    /// The VAPID public key the operator registered (base64url).
-    vapid_key: String,
-    /// The origin the token must be for.
-    origin: String,
-    browser: Browser,
-    /// The status to answer after a good push (201, or 410 for a gone subscription).
-    answer: Mutex<(StatusCode, Option<&'static str>)>,
-    delivered: mpsc::UnboundedSender<Delivered>,
-}
-
-/// Checks `Authorization: vapid t=<jwt>, k=<key>`: the key is the registered one,
-/// the ES256 signature verifies against it, `aud` is our origin and `exp` is in
-/// the future but at most 24 hours away.
-fn check_vapid(header: &str, vapid_key: &str, origin: &str) -> Result<(), String> {
-    let rest = header.strip_prefix("vapid ").ok_or("not a vapid scheme")?;
-    let mut token = None;
-    let mut key = None;
-    for part in rest.split(',') {
-        match part.trim().split_once('=') {
-            Some(("t", v)) => token = Some(v),
-            Some(("k", v)) => key = Some(v),
-            _ => return Err(format!("unexpected part {part:?}")),
-        }
-    }
-    let (token, key) = (token.ok_or("no t=")?, key.ok_or("no k=")?);
-    if key != vapid_key {
-        return Err("k= is not the registered key".to_owned());
-    }
-    let mut parts = token.split('.');
-    let (Some(h), Some(c), Some(s), None) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
-        return Err("the token is not three parts".to_owned());
-    };
-    let header: serde_json::Value =
-        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(h).map_err(|e| e.to_string())?)
-            .map_err(|e| e.to_string())?;
-    if header["alg"] != "ES256" {
-        return Err(format!("alg is {}", header["alg"]));
-    }
-    let verifying = p256::ecdsa::VerifyingKey::from_sec1_bytes(
-        &URL_SAFE_NO_PAD.decode(key).map_err(|e| e.to_string())?,
-    )
-    .map_err(|e| e.to_string())?;
-    let signature =
-        p256::ecdsa::Signature::from_slice(&URL_SAFE_NO_PAD.decode(s).map_err(|e| e.to_string())?)
-            .map_err(|e| e.to_string())?;
-    verifying
-        .verify(format!("{h}.{c}").as_bytes(), &signature)
-        .map_err(|_| "the ES256 signature does not verify".to_owned())?;
-    let claims: serde_json::Value =
-        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(c).map_err(|e| e.to_string())?)
-            .map_err(|e| e.to_string())?;
-    if claims["aud"] != origin {
-        return Err(format!("aud is {} not {origin}", claims["aud"]));
-    }
-    let exp = claims["exp"].as_u64().ok_or("no exp")?;
-    let now = now_secs();
-    if exp <= now || exp > now + 24 * 60 * 60 {
-        return Err(format!("exp {exp} is not within 24 h of {now}"));
-    }
-    if claims["sub"] != "mailto:ops@catan.example" {
-        return Err(format!("sub is {}", claims["sub"]));
-    }
-    Ok(())
-}
-
-/// Decrypts an `aes128gcm` push body (RFC 8188 framing, RFC 8291 keys) as the
-/// browser does, for a single record.
-fn decrypt(body: &[u8], browser_secret: &p256::SecretKey, auth: &[u8]) -> Result<Vec<u8>, String> {
-    if body.len() < 21 {
-        return Err("short header".to_owned());
-    }
-    let salt = &body[..16];
-    let rs = u32::from_be_bytes(body[16..20].try_into().unwrap()) as usize;
-    let idlen = usize::from(body[20]);
-    let keyid = body.get(21..21 + idlen).ok_or("short key id")?;
-    let ciphertext = &body[21 + idlen..];
-    if idlen != 65 || ciphertext.len() > rs {
-        return Err(format!(
-            "idlen {idlen}, record {} > rs {rs}",
-            ciphertext.len()
-        ));
-    }
-    let server_public = p256::PublicKey::from_sec1_bytes(keyid).map_err(|e| e.to_string())?;
-    let shared = p256::ecdh::diffie_hellman(
-        browser_secret.to_nonzero_scalar(),
-        server_public.as_affine(),
-    );
-
-    let mut key_info = b"WebPush: info\0".to_vec();
-    key_info.extend_from_slice(
-        browser_secret
-            .public_key()
-            .to_encoded_point(false)
-            .as_bytes(),
-    );
-    key_info.extend_from_slice(keyid);
-    let mut ikm = [0u8; 32];
-    Hkdf::<Sha256>::new(Some(auth), shared.raw_secret_bytes().as_slice())
-        .expand(&key_info, &mut ikm)
-        .unwrap();
-    let prk = Hkdf::<Sha256>::new(Some(salt), &ikm);
-    let mut cek = [0u8; 16];
-    prk.expand(b"Content-Encoding: aes128gcm\0", &mut cek)
-        .unwrap();
-    let mut nonce = [0u8; 12];
-    prk.expand(b"Content-Encoding: nonce\0", &mut nonce)
-        .unwrap();
-
-    let mut plain = Aes128Gcm::new_from_slice(&cek)
-        .unwrap()
-        .decrypt(Nonce::from_slice(&nonce), ciphertext)
-        .map_err(|_| "AES-GCM authentication failed".to_owned())?;
-    // Padding: the last record ends with a 0x02 delimiter, then zeros.
-    while plain.last() == Some(&0) {
-        plain.pop();
-    }
-    if plain.pop() != Some(2) {
-        return Err("no last-record delimiter".to_owned());
-    }
-    Ok(plain)
-}
-
-async fn receive(
-    State(service): State<Arc<Service>>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> (StatusCode, HeaderMap, String) {
-    let refuse = |status: StatusCode, why: String| (status, HeaderMap::new(), why);
-    let header = |name: &str| {
-        headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_owned()
-    };
-    if let Err(why) = check_vapid(
-        &header("authorization"),
-        &service.vapid_key,
-        &service.origin,
-    ) {
-        return refuse(StatusCode::UNAUTHORIZED, why);
-    }
-    if header("content-encoding") != "aes128gcm" {
-        return refuse(StatusCode::BAD_REQUEST, "not aes128gcm".to_owned());
-    }
-    let plain = match decrypt(&body, &service.browser.secret, &service.browser.auth) {
-        Ok(plain) => plain,
-        Err(why) => return refuse(StatusCode::BAD_REQUEST, why),
-    };
-    let payload = match serde_json::from_slice::<PushPayload>(&plain) {
-        Ok(payload) => payload,
-        Err(e) => return refuse(StatusCode::BAD_REQUEST, e.to_string()),
-    };
-    let _ = service.delivered.send(Delivered {
-        payload,
-        urgency: header("urgency"),
-        ttl: header("ttl"),
-        body: body.to_vec(),
-    });
-    let (status, retry_after) = *service.answer.lock().unwrap();
-    let mut out = HeaderMap::new();
-    if let Some(seconds) = retry_after {
-        out.insert("retry-after", seconds.parse().unwrap());
-    }
-    (status, out, String::new())
-}
-
+/// A push service running for a fresh VAPID key.
 struct Running {
     endpoint: String,
-    service: Arc<Service>,
-    delivered: mpsc::UnboundedReceiver<Delivered>,
+    service: Arc<PushService>,
+    delivered: mpsc::UnboundedReceiver<PushDelivery>,
     vapid: Vapid,
 }
 
-async fn push_service() -> Running {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let origin = format!("http://{}", listener.local_addr().unwrap());
-    let vapid = Vapid::generate()
-        .with_subject("mailto:ops@catan.example")
-        .unwrap();
-    let (tx, rx) = mpsc::unbounded_channel();
-    let service = Arc::new(Service {
-        vapid_key: vapid.public_key_base64url(),
-        origin: origin.clone(),
-        browser: Browser::new(),
-        answer: Mutex::new((StatusCode::CREATED, None)),
-        delivered: tx,
-    });
-    let app = Router::new()
-        .route("/push/{id}", axum::routing::post(receive))
-        .with_state(service.clone());
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+async fn running() -> Running {
+    let vapid = Vapid::generate().with_subject(SUBJECT).unwrap();
+    let (service, delivered) = push_service(&vapid.public_key_base64url(), SUBJECT).await;
     Running {
-        endpoint: format!("{origin}/push/subscription-1"),
+        endpoint: service.endpoint("subscription-1"),
         service,
-        delivered: rx,
+        delivered,
         vapid,
     }
 }
 
+fn check(header: &str, key: &str, origin: &str) -> Result<(), String> {
+    check_vapid(header, key, origin, SUBJECT)
+}
+
 #[tokio::test]
 async fn a_push_is_signed_encrypted_and_readable_by_the_browser() {
-    let mut run = push_service().await;
+    let mut run = running().await;
     let channel = run.service.browser.channel(&run.endpoint);
     let sender = sender(Some(run.vapid.clone()), None, Duration::from_secs(5));
 
@@ -306,7 +78,7 @@ async fn a_push_is_signed_encrypted_and_readable_by_the_browser() {
 
 #[tokio::test]
 async fn a_push_signed_by_another_key_is_refused() {
-    let run = push_service().await;
+    let run = running().await;
     let channel = run.service.browser.channel(&run.endpoint);
     let stranger = Vapid::generate()
         .with_subject("mailto:ops@catan.example")
@@ -328,7 +100,7 @@ fn the_endpoint_rejects_a_tampered_or_misaddressed_token() {
         .with_subject("mailto:ops@catan.example")
         .unwrap();
     // Sign a real request, then pick its Authorization header apart.
-    let browser = Browser::new();
+    let browser = PushBrowser::new();
     let rt = tokio::runtime::Runtime::new().unwrap();
     let header = rt.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -351,13 +123,13 @@ fn the_endpoint_rejects_a_tampered_or_misaddressed_token() {
     });
     let (header, origin) = header;
     let key = vapid.public_key_base64url();
-    assert_eq!(check_vapid(&header, &key, &origin), Ok(()));
+    assert_eq!(check(&header, &key, &origin), Ok(()));
     assert!(
-        check_vapid(&header, &key, "http://127.0.0.1").is_err(),
+        check(&header, &key, "http://127.0.0.1").is_err(),
         "port is part of aud"
     );
     let other = Vapid::generate().public_key_base64url();
-    assert!(check_vapid(&header, &other, &origin).is_err());
+    assert!(check(&header, &other, &origin).is_err());
     // Flip one bit of the signature.
     let sig_start = header.find(", k=").unwrap() - 10;
     let mut tampered = header.clone().into_bytes();
@@ -368,15 +140,15 @@ fn the_endpoint_rejects_a_tampered_or_misaddressed_token() {
     };
     let tampered = String::from_utf8(tampered).unwrap();
     assert_eq!(
-        check_vapid(&tampered, &key, &origin),
+        check(&tampered, &key, &origin),
         Err("the ES256 signature does not verify".to_owned())
     );
 }
 
 #[tokio::test]
 async fn a_gone_subscription_is_reported_as_gone() {
-    let run = push_service().await;
-    *run.service.answer.lock().unwrap() = (StatusCode::GONE, None);
+    let run = running().await;
+    run.service.answer_next(&[(StatusCode::GONE, None)]);
     let channel = run.service.browser.channel(&run.endpoint);
     let err = sender(Some(run.vapid.clone()), None, Duration::from_secs(5))
         .send(&channel, &notice(NoticeKind::YourTurn, Lang::En))
@@ -389,8 +161,9 @@ async fn a_gone_subscription_is_reported_as_gone() {
 
 #[tokio::test]
 async fn a_busy_push_service_is_retried_after_what_it_asks() {
-    let run = push_service().await;
-    *run.service.answer.lock().unwrap() = (StatusCode::SERVICE_UNAVAILABLE, Some("120"));
+    let run = running().await;
+    run.service
+        .answer_next(&[(StatusCode::SERVICE_UNAVAILABLE, Some("120"))]);
     let channel = run.service.browser.channel(&run.endpoint);
     let err = sender(Some(run.vapid.clone()), None, Duration::from_secs(5))
         .send(&channel, &notice(NoticeKind::YourTurn, Lang::En))
@@ -402,7 +175,7 @@ async fn a_busy_push_service_is_retried_after_what_it_asks() {
 
 #[tokio::test]
 async fn push_without_vapid_keys_is_not_configured() {
-    let browser = Browser::new();
+    let browser = PushBrowser::new();
     let err = sender(None, None, Duration::from_secs(1))
         .send(
             &browser.channel("https://push.example/x"),
@@ -429,7 +202,7 @@ async fn bad_subscription_keys_are_refused_without_showing_them() {
         .unwrap_err();
     assert_eq!(err.code(), "invalid_channel");
     assert!(!err.to_string().contains("BNOTAREALKEY"), "{err}");
-    let browser = Browser::new();
+    let browser = PushBrowser::new();
     let Channel::WebPush { p256dh, .. } = browser.channel("https://push.example/x") else {
         unreachable!()
     };
@@ -448,7 +221,7 @@ async fn bad_subscription_keys_are_refused_without_showing_them() {
 #[tokio::test]
 async fn an_unreachable_push_service_is_a_retryable_network_error() {
     let port = closed_port().await;
-    let browser = Browser::new();
+    let browser = PushBrowser::new();
     let endpoint = format!("http://127.0.0.1:{port}/push/SUBSCRIPTIONTOKEN");
     let err = sender(Some(Vapid::generate()), None, Duration::from_secs(2))
         .send(

@@ -1,15 +1,13 @@
-//! A local webhook receiver: it records each POST (path, query, headers, body) and
-//! answers as the test tells it, so the tests check signatures and bot formats.
+//! Webhooks through the local receiver of `catan_notify::testing`: signatures and
+//! bot formats.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::Router;
-use axum::body::Bytes;
-use axum::extract::{Request, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
+use catan_notify::testing::webhook::{Answer, OK};
+use catan_notify::testing::{Hook, webhook_receiver};
 use catan_notify::{
     Channel, Lang, NoticeKind, SIGNATURE_HEADER, SendError, TIMESTAMP_HEADER, WebhookFormat,
     WebhookPayload, verify_signature,
@@ -20,78 +18,10 @@ use tokio::sync::mpsc;
 
 use crate::{USER_AGENT, closed_port, notice, now_secs, sender};
 
-/// One POST the receiver got.
-#[derive(Debug)]
-struct Hook {
-    path: String,
-    query: Vec<(String, String)>,
-    raw_query: String,
-    headers: HeaderMap,
-    body: Bytes,
-}
-
-impl Hook {
-    fn header(&self, name: &str) -> &str {
-        self.headers.get(name).map_or("", |v| v.to_str().unwrap())
-    }
-
-    fn query(&self, name: &str) -> Option<&str> {
-        self.query
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn json(&self) -> serde_json::Value {
-        serde_json::from_slice(&self.body).unwrap()
-    }
-}
-
-/// What the receiver answers: status, body, and a delay before answering.
-type Answer = (StatusCode, &'static str, Duration);
-
-struct Receiver {
-    answer: Mutex<Answer>,
-    hooks: mpsc::UnboundedSender<Hook>,
-}
-
-async fn receive(State(receiver): State<Arc<Receiver>>, request: Request) -> (StatusCode, String) {
-    let (parts, body) = request.into_parts();
-    let body = axum::body::to_bytes(body, 1 << 20).await.unwrap();
-    let raw_query = parts.uri.query().unwrap_or_default().to_owned();
-    let query = url::form_urlencoded::parse(raw_query.as_bytes())
-        .into_owned()
-        .collect();
-    let _ = receiver.hooks.send(Hook {
-        path: parts.uri.path().to_owned(),
-        query,
-        raw_query,
-        headers: parts.headers,
-        body,
-    });
-    let (status, body, delay) = *receiver.answer.lock().unwrap();
-    tokio::time::sleep(delay).await;
-    (status, body.to_owned())
-}
-
 async fn receiver(answer: Answer) -> (String, mpsc::UnboundedReceiver<Hook>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let (tx, rx) = mpsc::unbounded_channel();
-    let state = Arc::new(Receiver {
-        answer: Mutex::new(answer),
-        hooks: tx,
-    });
-    let app = Router::new().fallback(receive).with_state(state);
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    (base, rx)
+    let (base, _state, hooks) = webhook_receiver(answer).await;
+    (base, hooks)
 }
-
-const OK: Answer = (
-    StatusCode::OK,
-    r#"{"errcode":0,"errmsg":"ok","code":0}"#,
-    Duration::ZERO,
-);
 
 fn hook(url: String, format: WebhookFormat, secret: Option<&str>) -> Channel {
     Channel::Webhook {
