@@ -279,7 +279,7 @@ export async function gamesOverDays(browser, base, out, admin) {
   // A laptop in English: the form at 12 h a move, a game of four, My games.
   const desk = await browser.newTab({ width: 1366, height: 768, isolated: true });
   await desk.goto(`${base}/?lang=en`);
-  const made = await dayRoomFromForm(desk, base, { hours: 12, players: 4, name: `Ann${Math.floor(Math.random() * 1e6)}`, shot: path.join(out, 'days-form-1366-en.png') });
+  const made = await dayRoomFromForm(desk, base, { hours: 12, players: 4, name: 'Annie', shot: path.join(out, 'days-form-1366-en.png') });
   rooms.push(made.id);
   saw.desk = await clocksShown(desk, { hours: 12, players: 4 });
   await desk.screenshot(path.join(out, 'days-game-1366-en.png'));
@@ -301,7 +301,7 @@ export async function gamesOverDays(browser, base, out, admin) {
   // A phone in Simplified Chinese: the form at 1 h a move, a game of three, My games.
   const phone = await browser.newTab({ width: 390, height: 844, isolated: true });
   await phone.goto(`${base}/?lang=zh-Hans`);
-  const small = await dayRoomFromForm(phone, base, { hours: 1, players: 3, name: `安${Math.floor(Math.random() * 1e6)}`, shot: path.join(out, 'days-form-390-zh-Hans.png') });
+  const small = await dayRoomFromForm(phone, base, { hours: 1, players: 3, name: '安妮', shot: path.join(out, 'days-form-390-zh-Hans.png') });
   rooms.push(small.id);
   saw.phone = await clocksShown(phone, { hours: 1, players: 3 });
   assert.match(saw.phone, /天|小时|分/, 'the countdown in Chinese units');
