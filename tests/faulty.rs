@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use catan_server::store::{
-    ActionRecord, Finish, GameQuery, GameRecord, LobbyRecord, NewGame, QueueStore, SqlStore, Store,
-    StoreError,
+    ActionRecord, Finish, GameQuery, GameRecord, LobbyRecord, NewGame, NotifyStore, QueueStore,
+    SqlStore, Store, StoreError,
 };
 use uuid::Uuid;
 
@@ -120,6 +120,8 @@ fn down() -> StoreError {
 
 /// Keeps no queue (the defaults refuse every call).
 impl QueueStore for FaultyStore {}
+/// Keeps no notifications (the defaults refuse every call).
+impl NotifyStore for FaultyStore {}
 
 #[async_trait]
 impl Store for FaultyStore {

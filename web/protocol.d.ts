@@ -3,7 +3,7 @@
 // Client-sent forms that differ from the server-written ones end in `Input`.
 
 /** Every WebSocket message (ClientMessage, ServerMessage) and every JSON body of the HTTP API of catan-server, protocol version 1: what clients send as the server reads it, what the server writes exactly as it writes it (see protocol.md). The root accepts any one of them; validate against `#/$defs/{name}` for one type. */
-export type AnyMessageOrBody = ClientMessage | CreateRoomRequest | TakeSeatRequest | AddBotRequest | CloseRoomRequest | KickRequest | GuestRequest | ClaimRequest | SignInRequest | RenameRequest | ModerationRequest | PasskeyRegistrationRequest | PasskeySignInRequest | QueueRequest | QueueClientMessage | ServerMessage | CreateRoomResponse | RoomList | RoomInfo | TakeSeatResponse | AddBotResponse | ErrorBody | GameList | GameSummary | Replay | AdminRoomList | AdminRoomDetail | CloseRoomResponse | ServerStats | BoardGeometry | RematchResponse | PlayerInfo | SignedIn | SessionList | PlayerProfile | Leaderboard | AdminPlayerList | AdminPlayerDetail | AdminPlayer | PasskeyChallenge | PasskeyList | QueueStatus | PartyInfo | QueueServerMessage | MyGames;
+export type AnyMessageOrBody = ClientMessage | CreateRoomRequest | TakeSeatRequest | AddBotRequest | CloseRoomRequest | KickRequest | GuestRequest | ClaimRequest | SignInRequest | RenameRequest | ModerationRequest | PasskeyRegistrationRequest | PasskeySignInRequest | QueueRequest | QueueClientMessage | NotifyChannelRequest | ServerMessage | CreateRoomResponse | RoomList | RoomInfo | TakeSeatResponse | AddBotResponse | ErrorBody | GameList | GameSummary | Replay | AdminRoomList | AdminRoomDetail | CloseRoomResponse | ServerStats | BoardGeometry | RematchResponse | PlayerInfo | SignedIn | SessionList | PlayerProfile | Leaderboard | AdminPlayerList | AdminPlayerDetail | AdminPlayer | PasskeyChallenge | PasskeyList | QueueStatus | PartyInfo | QueueServerMessage | MyGames | NotifyChannelList | NotifyChannelInfo | VapidKey | AdminNoticeList;
 
 /**
  * A request to change the game. `Game::apply` accepts it or says why not.
@@ -311,6 +311,43 @@ export interface AddBotRequest {
 export interface AddBotResponse {
   /** The seat the bot took. */
   seat: Seat;
+}
+
+/**
+ * One delivery of one notice on one channel, as administrators see it: no
+ * secret, no full URL, no full address.
+ */
+export interface AdminNotice {
+  /** The delivery's id. */
+  id: string;
+  /** Whose notice. */
+  player_id: string;
+  /** The notice's kind. */
+  kind: NoticeKind;
+  /** The room it is about. */
+  room_id: string;
+  /** The channel's kind: `web_push`, `email` or `webhook`. */
+  channel: string;
+  /** Where it went, masked (`a***@example.com`, `https://host/…`). */
+  target: string;
+  /** `pending`, `sent`, `failed` or `dropped`. */
+  status: string;
+  /** Attempts made. */
+  attempts: number;
+  /** When it was queued, Unix ms. */
+  created_at: number;
+  /** When the next attempt is due (pending), Unix ms. */
+  next_at: number;
+  /** The code of the last failure (`network`, `webhook_status`, ...). */
+  last_error?: string | null;
+  /** When it was delivered, Unix ms. */
+  sent_at?: number | null;
+}
+
+/** `GET /admin/notifications`: the latest deliveries, newest first. */
+export interface AdminNoticeList {
+  /** The deliveries. */
+  notices: AdminNotice[];
 }
 
 /**
@@ -1325,6 +1362,88 @@ export interface MyGames {
    */
   games: MyGame[];
 }
+
+/** Why a player is tapped on the shoulder. */
+export type NoticeKind =
+  /** A move is the player's (a game over days). */
+  | "your_turn"
+  /** Another player offered the player a trade. */
+  | "offer_to_you"
+  /** The player's move runs out soon. */
+  | "time_low";
+
+/** The language a channel's notices are written in (BCP 47 tags). */
+export type NoticeLang =
+  /** English. */
+  | "en"
+  /** Chinese in simplified characters. */
+  | "zh-Hans"
+  /** Chinese in traditional characters. */
+  | "zh-Hant";
+
+/** A channel of the signed-in player, as they see it. */
+export interface NotifyChannelInfo {
+  /** The channel's id (to delete it). */
+  id: string;
+  /** `web_push`, `email` or `webhook`. */
+  kind: string;
+  /**
+   * Where it goes, shown without its secrets: the address of an email, the
+   * scheme and host of a URL.
+   */
+  target: string;
+  /** The language of its notices. */
+  lang: NoticeLang;
+  /** The notices it wants. */
+  notices: NoticeKind[];
+  /** When it was added, Unix ms. */
+  created_at: number;
+  /** A webhook's format. */
+  format?: WebhookFormat | null;
+}
+
+/** `GET /api/me/notifications`. */
+export interface NotifyChannelList {
+  /** The player's channels, oldest first. */
+  channels: NotifyChannelInfo[];
+}
+
+/** `POST /api/me/notifications`: a channel to add. */
+export type NotifyChannelRequest = ({
+  /** The language of its notices (`en` when left out). */
+  lang?: NoticeLang;
+  /** The notices it wants (every kind when left out). */
+  notices?: NoticeKind[] | null;
+}) & (
+  /** A browser's push subscription (`PushSubscription.toJSON()`'s fields). */
+  | {
+    kind: "web_push";
+    /** The push service's URL for this subscription. */
+    endpoint: string;
+    /** The browser's P-256 public key, base64url. */
+    p256dh: string;
+    /** The browser's 16-byte auth secret, base64url. */
+    auth: string;
+  }
+  /** An email address (through the operator's SMTP server). */
+  | {
+    kind: "email";
+    /** The address. */
+    to: string;
+  }
+  /** An HTTP POST to a URL. */
+  | {
+    kind: "webhook";
+    /** Where to POST (`http` or `https`). */
+    url: string;
+    /** The body the receiver expects. */
+    format: WebhookFormat;
+    /**
+     * The signing secret, if the receiver checks signatures (DingTalk's and
+     * Feishu's signing secrets too).
+     */
+    secret?: string | null;
+  });
 
 /** Who sits on a seat. */
 export interface Occupant {
@@ -2399,6 +2518,15 @@ export interface TradeOffer {
   rejected: number;
 }
 
+/** `GET /api/notifications/vapid`: the key a browser subscribes with. */
+export interface VapidKey {
+  /**
+   * The server's VAPID public key (uncompressed P-256, base64url): the
+   * `applicationServerKey` of `pushManager.subscribe`.
+   */
+  public_key: string;
+}
+
 /** One intersection. */
 export interface VertexGeometry {
   /** The intersection's id. */
@@ -2415,3 +2543,14 @@ export interface VertexGeometry {
 
 /** An intersection, `0..54`, numbered top to bottom, left to right. */
 export type VertexId = number;
+
+/** The body a webhook receiver expects. */
+export type WebhookFormat =
+  /** This server's signed JSON (`X-Catan-Signature`). */
+  | "json"
+  /** A WeCom (企业微信) group robot. */
+  | "we_com"
+  /** A Feishu / Lark (飞书) custom bot. */
+  | "feishu"
+  /** A DingTalk (钉钉) custom robot. */
+  | "ding_talk";

@@ -25,6 +25,7 @@ mod loadgen;
 mod lobby;
 mod lobby_restart;
 mod moderation;
+mod notify;
 mod passkeys;
 mod persistence;
 mod players;

@@ -305,6 +305,12 @@ fn check(ex: &Example) -> Result<Value, String> {
         "QueueClientMessage" => round_trip::<catan_protocol::QueueClientMessage>(ex, false),
         "QueueServerMessage" => round_trip::<catan_protocol::QueueServerMessage>(ex, true),
         "MyGames" => round_trip::<catan_protocol::MyGames>(ex, true),
+        // Notifications (section 27.6).
+        "NotifyChannelRequest" => round_trip::<catan_protocol::NotifyChannelRequest>(ex, false),
+        "NotifyChannelInfo" => round_trip::<catan_protocol::NotifyChannelInfo>(ex, true),
+        "NotifyChannelList" => round_trip::<catan_protocol::NotifyChannelList>(ex, true),
+        "VapidKey" => round_trip::<catan_protocol::VapidKey>(ex, true),
+        "AdminNoticeList" => round_trip::<catan_protocol::AdminNoticeList>(ex, true),
         other => Err(format!("unknown type `{other}` in the parse marker")),
     }
 }

@@ -266,6 +266,9 @@ mod tests {
                 LobbyError::AlreadyInParty,
                 LobbyError::NotInParty,
                 LobbyError::NotPartyLeader,
+                LobbyError::PushUnavailable,
+                LobbyError::ChannelNotFound,
+                LobbyError::InvalidChannel(_),
             ]
         );
     }

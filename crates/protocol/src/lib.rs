@@ -28,6 +28,8 @@
 //!   ([`text::clean_name`], [`text::clean_chat`]), and the key that makes account
 //!   names unique ([`text::name_key`]).
 //! - [`players`]: the bodies of the player calls (guests, accounts, sessions).
+//! - [`notify`]: notifications: the channels a player opts into, the Web Push
+//!   key, the administrators' delivery log (protocol.md 27.6).
 //!
 //! ```
 //! use catan_protocol::{ClientMessage, ServerMessage, ErrorCode};
@@ -46,6 +48,7 @@ pub mod board;
 pub mod codes;
 pub mod days;
 pub mod lobby;
+pub mod notify;
 pub mod players;
 pub mod room;
 pub mod schema;
@@ -69,6 +72,10 @@ pub use lobby::{
     GameList, GameListQuery, GameStatus, GameSummary, PlayerResult, RatingChange, RematchResponse,
     Replay, ReplayStep, RoomList, RoomListQuery, TakeSeatRequest, TakeSeatResponse, WsQuery,
     parse_body,
+};
+pub use notify::{
+    AdminNotice, AdminNoticeList, NoticeKind, NoticeLang, NotifyChannelInfo, NotifyChannelList,
+    NotifyChannelRequest, NotifyTarget, VapidKey, WebhookFormat,
 };
 pub use players::{
     ClaimRequest, GuestRequest, Leaderboard, LeaderboardEntry, LeaderboardQuery, PartyInfo,

@@ -61,7 +61,7 @@ const DEFS: &str = "#/$defs/";
 pub const INPUT_SUFFIX: &str = "Input";
 
 /// The types clients send, by the names of their definitions.
-pub const CLIENT_SENT: [&str; 15] = [
+pub const CLIENT_SENT: [&str; 16] = [
     "ClientMessage",
     "CreateRoomRequest",
     "TakeSeatRequest",
@@ -77,10 +77,11 @@ pub const CLIENT_SENT: [&str; 15] = [
     "PasskeySignInRequest",
     "QueueRequest",
     "QueueClientMessage",
+    "NotifyChannelRequest",
 ];
 
 /// The types the server writes, by the names of their definitions.
-pub const SERVER_WRITTEN: [&str; 30] = [
+pub const SERVER_WRITTEN: [&str; 34] = [
     "ServerMessage",
     "CreateRoomResponse",
     "RoomList",
@@ -111,6 +112,10 @@ pub const SERVER_WRITTEN: [&str; 30] = [
     "PartyInfo",
     "QueueServerMessage",
     "MyGames",
+    "NotifyChannelList",
+    "NotifyChannelInfo",
+    "VapidKey",
+    "AdminNoticeList",
 ];
 
 /// Adds `T` to `generator`'s definitions, checking that it is named `name`.
@@ -143,6 +148,7 @@ fn client_definitions() -> Map<String, Value> {
     add::<PasskeySignInRequest>(&mut g, CLIENT_SENT[12]);
     add::<QueueRequest>(&mut g, CLIENT_SENT[13]);
     add::<QueueClientMessage>(&mut g, CLIENT_SENT[14]);
+    add::<crate::NotifyChannelRequest>(&mut g, CLIENT_SENT[15]);
     g.take_definitions(true)
 }
 
@@ -181,6 +187,10 @@ fn server_definitions() -> Map<String, Value> {
     add::<PartyInfo>(&mut g, SERVER_WRITTEN[27]);
     add::<QueueServerMessage>(&mut g, SERVER_WRITTEN[28]);
     add::<crate::MyGames>(&mut g, SERVER_WRITTEN[29]);
+    add::<crate::NotifyChannelList>(&mut g, SERVER_WRITTEN[30]);
+    add::<crate::NotifyChannelInfo>(&mut g, SERVER_WRITTEN[31]);
+    add::<crate::VapidKey>(&mut g, SERVER_WRITTEN[32]);
+    add::<crate::AdminNoticeList>(&mut g, SERVER_WRITTEN[33]);
     g.take_definitions(true)
 }
 

@@ -4,7 +4,7 @@
 //! it ([`crate::listen::ListenConfig`], [`crate::limits::LimitsConfig`],
 //! [`crate::store::StoreConfig`], [`crate::cluster::ClusterConfig`],
 //! [`crate::bot::BotConfig`], [`crate::room::RoomConfig`],
-//! [`crate::players::PlayersConfig`]); a room receives only
+//! [`crate::players::PlayersConfig`], [`crate::notify::NotifyConfig`]); a room receives only
 //! [`crate::room::RoomSettings`].
 
 use std::time::Duration;
@@ -54,6 +54,10 @@ pub struct Config {
     /// Quick play's queue.
     #[command(flatten)]
     pub queue: crate::queue::QueueConfig,
+
+    /// Notifications: links, SMTP, Web Push, webhooks.
+    #[command(flatten)]
+    pub notify: crate::notify::NotifyConfig,
 
     /// Bearer token for the admin API. Without one the admin API is disabled.
     #[arg(long, env = "CATAN_ADMIN_TOKEN", hide_env_values = true)]

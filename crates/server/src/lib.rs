@@ -35,6 +35,9 @@
 //! - [`players`]: people who last beyond one room: guests, accounts, sessions,
 //!   ratings, and the bans and mutes the rooms enforce.
 //! - [`days`]: games over days beyond one room: a player's list of their games.
+//! - [`notify`]: notifications: the channels players opt into, what rooms hand
+//!   over (a move or an offer is someone's, time runs low), the outbox and the
+//!   worker that delivers it with `catan-notify`.
 //! - [`queue`]: quick play: a queue, kept in the store, whose tables form by rating
 //!   and are seated in new rooms.
 //! - [`cluster`]: several instances on one PostgreSQL (docs/cluster.md): leases,
@@ -59,6 +62,7 @@ pub mod limits;
 pub mod listen;
 pub mod lobby;
 pub mod metrics;
+pub mod notify;
 pub mod origin;
 pub mod players;
 pub mod queue;
@@ -122,6 +126,8 @@ pub struct AppState {
     pub players: Arc<players::Players>,
     /// Quick play's queue.
     pub queue: Arc<queue::service::Queue>,
+    /// Notifications: players' channels, the rooms' handovers, delivery.
+    pub notify: Arc<notify::Notify>,
     /// What every room reads of the configuration (shared by all rooms).
     room_settings: Arc<room::RoomSettings>,
     /// The built-in bots, with the slots bounding their searches.
@@ -154,7 +160,9 @@ impl AppState {
             &config.listen.public_origins,
         ));
         let rooms = Arc::new(registry::Rooms::new(config.limits.max_rooms));
+        let notify = Arc::new(notify::Notify::new(&config, store.clone(), metrics.clone()));
         AppState {
+            notify,
             queue: Arc::new(queue::service::Queue::new(
                 store.clone(),
                 players.sanctions().clone(),
@@ -213,6 +221,7 @@ impl AppState {
             bots: self.bots.clone(),
             rooms: Arc::downgrade(&(self.rooms.clone() as Arc<dyn room::Directory>)),
             sanctions: self.players.sanctions().clone(),
+            notices: self.notify.handovers(),
         }
     }
 
@@ -387,6 +396,7 @@ pub async fn serve(
         state.shutdown.clone(),
     ));
     tokio::spawn(queue::tables::run(state.clone()));
+    state.notify.start(&state.tasks, &state.shutdown);
     match &state.cluster {
         // One instance: it holds every unfinished game.
         None => {

@@ -99,6 +99,14 @@ pub struct Metrics {
     pub action_latency: Histogram,
     /// Duration of each store write (create, append, finish, abandon).
     pub store_write: Histogram,
+    /// Notices queued, by channel kind.
+    notices_queued: Family<[(&'static str, &'static str); 1], Counter>,
+    /// Notices delivered, by channel kind.
+    notices_sent: Family<[(&'static str, &'static str); 1], Counter>,
+    /// Failed delivery attempts, by channel kind and error code.
+    notice_failures: Family<[(&'static str, &'static str); 2], Counter>,
+    /// Notices rooms handed over that were lost to a full queue.
+    notices_lost: Counter,
 }
 
 impl Default for Metrics {
@@ -114,6 +122,10 @@ impl Default for Metrics {
             uptime: Gauge::default(),
             action_latency: Histogram::default(),
             store_write: Histogram::default(),
+            notices_queued: Family::default(),
+            notices_sent: Family::default(),
+            notice_failures: Family::default(),
+            notices_lost: Counter::default(),
         };
         // The registry adds the full stop to each help text, and `_total` to the
         // names of counters.
@@ -153,6 +165,26 @@ impl Default for Metrics {
             "catan_uptime_seconds",
             "Seconds since the server started",
             m.uptime.clone(),
+        );
+        r.register(
+            "catan_notices_queued",
+            "Notices queued for delivery, by channel",
+            m.notices_queued.clone(),
+        );
+        r.register(
+            "catan_notices_sent",
+            "Notices delivered, by channel",
+            m.notices_sent.clone(),
+        );
+        r.register(
+            "catan_notice_failures",
+            "Failed notice delivery attempts, by channel and error code",
+            m.notice_failures.clone(),
+        );
+        r.register(
+            "catan_notices_lost",
+            "Notices rooms handed over that a full queue lost",
+            m.notices_lost.clone(),
         );
         Metrics { registry: r, ..m }
     }
@@ -223,6 +255,32 @@ impl Metrics {
     #[must_use]
     pub fn games_finished(&self) -> u64 {
         self.games_finished.get()
+    }
+
+    /// One notice queued on a channel of kind `channel`.
+    pub fn notice_queued(&self, channel: &'static str) {
+        self.notices_queued
+            .get_or_create(&[("channel", channel)])
+            .inc();
+    }
+
+    /// One notice delivered on a channel of kind `channel`.
+    pub fn notice_sent(&self, channel: &'static str) {
+        self.notices_sent
+            .get_or_create(&[("channel", channel)])
+            .inc();
+    }
+
+    /// One failed delivery attempt on a channel of kind `channel`, with `code`.
+    pub fn notice_failed(&self, channel: &'static str, code: &'static str) {
+        self.notice_failures
+            .get_or_create(&[("channel", channel), ("code", code)])
+            .inc();
+    }
+
+    /// One handover lost to a full queue.
+    pub fn notice_lost(&self) {
+        self.notices_lost.inc();
     }
 
     /// Time since start.
@@ -384,6 +442,19 @@ catan_uptime_seconds 0
         m.action_latency.observe(Duration::from_millis(3));
         m.action_latency.observe(Duration::from_secs(10));
         m.store_write.observe(Duration::from_micros(1200));
-        assert_eq!(m.render(), BEFORE);
+        // The metrics added since (notifications) follow.
+        let text = m.render();
+        assert!(text.starts_with(BEFORE), "{text}");
+        m.notice_failed("webhook", "webhook_status");
+        m.notice_failed("webhook", "webhook_status");
+        let text = m.render();
+        assert_eq!(
+            sample(
+                &text,
+                "catan_notice_failures_total{channel=\"webhook\",code=\"webhook_status\"}"
+            ),
+            Some("2")
+        );
+        assert_eq!(sample(&text, "catan_notices_lost_total"), Some("0"));
     }
 }

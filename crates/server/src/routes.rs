@@ -5,7 +5,7 @@
 use axum::Router;
 use axum::routing::{delete, get, post};
 
-use crate::{AppState, cluster, error, history, listen, lobby, players, queue, web};
+use crate::{AppState, cluster, error, history, listen, lobby, notify, players, queue, web};
 
 /// The public router: lobby API, WebSocket and health check.
 pub fn app(state: AppState) -> Router {
@@ -44,6 +44,16 @@ pub fn app(state: AppState) -> Router {
         .route("/api/me/claim", post(players::api::claim))
         .route("/api/me/games", get(crate::days::mine::my_games))
         .route("/api/me/name", post(players::api::rename))
+        .route(
+            "/api/me/notifications",
+            get(notify::api::list).post(notify::api::add),
+        )
+        .route("/api/me/notifications/{id}", delete(notify::api::delete))
+        .route("/api/notifications/vapid", get(notify::api::vapid))
+        .route(
+            "/api/notifications/unsubscribe",
+            get(notify::api::unsubscribe),
+        )
         .route(
             "/api/sessions",
             post(players::api::sign_in)

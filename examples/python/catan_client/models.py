@@ -57,6 +57,8 @@ __all__ = [
     "ActionWithdrawOffer",
     "AddBotRequest",
     "AddBotResponse",
+    "AdminNotice",
+    "AdminNoticeList",
     "AdminPlayer",
     "AdminPlayerDetail",
     "AdminPlayerList",
@@ -141,6 +143,14 @@ __all__ = [
     "ModerationRequest",
     "MyGame",
     "MyGames",
+    "NoticeKind",
+    "NoticeLang",
+    "NotifyChannelInfo",
+    "NotifyChannelList",
+    "NotifyChannelRequest",
+    "NotifyChannelRequestEmail",
+    "NotifyChannelRequestWebPush",
+    "NotifyChannelRequestWebhook",
     "Occupant",
     "OfferClosed",
     "OfferDeadline",
@@ -226,8 +236,10 @@ __all__ = [
     "TileGeometry",
     "TileId",
     "TradeOffer",
+    "VapidKey",
     "VertexGeometry",
     "VertexId",
+    "WebhookFormat",
 ]
 
 
@@ -626,6 +638,47 @@ class AddBotResponse(TypedDict):
     """`POST /api/rooms/{id}/bots` answer."""
     seat: Seat
     """The seat the bot took."""
+
+
+# Why a player is tapped on the shoulder.
+NoticeKind = Literal["your_turn", "offer_to_you", "time_low"]
+
+
+class AdminNotice(TypedDict):
+    """
+    One delivery of one notice on one channel, as administrators see it: no
+    secret, no full URL, no full address.
+    """
+    attempts: int
+    """Attempts made."""
+    channel: str
+    """The channel's kind: `web_push`, `email` or `webhook`."""
+    created_at: int
+    """When it was queued, Unix ms."""
+    id: str
+    """The delivery's id."""
+    kind: NoticeKind
+    """The notice's kind."""
+    last_error: NotRequired[str | None]
+    """The code of the last failure (`network`, `webhook_status`, ...)."""
+    next_at: int
+    """When the next attempt is due (pending), Unix ms."""
+    player_id: str
+    """Whose notice."""
+    room_id: str
+    """The room it is about."""
+    sent_at: NotRequired[int | None]
+    """When it was delivered, Unix ms."""
+    status: str
+    """`pending`, `sent`, `failed` or `dropped`."""
+    target: str
+    """Where it went, masked (`a***@example.com`, `https://host/…`)."""
+
+
+class AdminNoticeList(TypedDict):
+    """`GET /admin/notifications`: the latest deliveries, newest first."""
+    notices: list[AdminNotice]
+    """The deliveries."""
 
 
 class Sanction(TypedDict):
@@ -2348,6 +2401,77 @@ class MyGames(TypedDict):
     """
 
 
+# The language a channel's notices are written in (BCP 47 tags).
+NoticeLang = Literal["en", "zh-Hans", "zh-Hant"]
+
+
+# The body a webhook receiver expects.
+WebhookFormat = Literal["json", "we_com", "feishu", "ding_talk"]
+
+
+class NotifyChannelInfo(TypedDict):
+    """A channel of the signed-in player, as they see it."""
+    created_at: int
+    """When it was added, Unix ms."""
+    format: NotRequired[WebhookFormat | None]
+    """A webhook's format."""
+    id: str
+    """The channel's id (to delete it)."""
+    kind: str
+    """`web_push`, `email` or `webhook`."""
+    lang: NoticeLang
+    """The language of its notices."""
+    notices: list[NoticeKind]
+    """The notices it wants."""
+    target: str
+    """
+    Where it goes, shown without its secrets: the address of an email, the
+    scheme and host of a URL.
+    """
+
+
+class NotifyChannelList(TypedDict):
+    """`GET /api/me/notifications`."""
+    channels: list[NotifyChannelInfo]
+    """The player's channels, oldest first."""
+
+
+class NotifyChannelRequestEmail(TypedDict):
+    """An email address (through the operator's SMTP server)."""
+    kind: Literal["email"]
+    to: str
+    """The address."""
+
+
+class NotifyChannelRequestWebPush(TypedDict):
+    """A browser's push subscription (`PushSubscription.toJSON()`'s fields)."""
+    auth: str
+    """The browser's 16-byte auth secret, base64url."""
+    endpoint: str
+    """The push service's URL for this subscription."""
+    kind: Literal["web_push"]
+    p256dh: str
+    """The browser's P-256 public key, base64url."""
+
+
+class NotifyChannelRequestWebhook(TypedDict):
+    """An HTTP POST to a URL."""
+    format: WebhookFormat
+    """The body the receiver expects."""
+    kind: Literal["webhook"]
+    secret: NotRequired[str | None]
+    """
+    The signing secret, if the receiver checks signatures (DingTalk's and
+    Feishu's signing secrets too).
+    """
+    url: str
+    """Where to POST (`http` or `https`)."""
+
+
+# `POST /api/me/notifications`: a channel to add.
+NotifyChannelRequest = NotifyChannelRequestWebPush | NotifyChannelRequestEmail | NotifyChannelRequestWebhook
+
+
 class PartyMember(TypedDict):
     """A member of a party (protocol 26.3)."""
     id: str
@@ -2729,3 +2853,12 @@ class TakeSeatResponse(TypedDict):
     """The seat taken."""
     token: str
     """Secret that identifies the seat on the WebSocket (`?token=`) and for leaving."""
+
+
+class VapidKey(TypedDict):
+    """`GET /api/notifications/vapid`: the key a browser subscribes with."""
+    public_key: str
+    """
+    The server's VAPID public key (uncompressed P-256, base64url): the
+    `applicationServerKey` of `pushManager.subscribe`.
+    """

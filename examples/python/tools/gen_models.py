@@ -150,11 +150,11 @@ class Generator:
             members: list[str] = []
             for v in variants:
                 tag = next(
-                    (p["const"] for k, p in v.get("properties", {}).items() if k in ("type", "name") and "const" in p),
+                    (p["const"] for k, p in v.get("properties", {}).items() if k in ("type", "name", "kind") and "const" in p),
                     None,
                 )
                 if tag is None:
-                    raise ValueError(f"{name}: a variant without a constant `type` or `name`")
+                    raise ValueError(f"{name}: a variant without a constant `type`, `name` or `kind`")
                 member = f"{name}{camel(tag)}"
                 self.typed_dict(member, v, doc(v))
                 members.append(member)

@@ -108,6 +108,13 @@ pub enum LobbyError {
     NotInParty,
     /// Only the party's leader queues it.
     NotPartyLeader,
+    /// This server sends no Web Push (its operator turned it off).
+    PushUnavailable,
+    /// The player has no notification channel with that id.
+    ChannelNotFound,
+    /// The notification channel cannot be used (a bad address or URL, a private
+    /// address, bad push keys): what is wrong, in words.
+    InvalidChannel(String),
 }
 
 impl LobbyError {
@@ -161,6 +168,9 @@ impl LobbyError {
             LobbyError::AlreadyInParty,
             LobbyError::NotInParty,
             LobbyError::NotPartyLeader,
+            LobbyError::PushUnavailable,
+            LobbyError::ChannelNotFound,
+            LobbyError::InvalidChannel(String::new()),
         ]
     }
 
@@ -212,6 +222,9 @@ impl LobbyError {
             LobbyError::AlreadyInParty => "already_in_party",
             LobbyError::NotInParty => "not_in_party",
             LobbyError::NotPartyLeader => "not_party_leader",
+            LobbyError::PushUnavailable => "push_unavailable",
+            LobbyError::ChannelNotFound => "channel_not_found",
+            LobbyError::InvalidChannel(_) => "invalid_channel",
         }
     }
 
@@ -225,7 +238,9 @@ impl LobbyError {
             | LobbyError::PasskeyNotFound
             | LobbyError::NotQueued
             | LobbyError::PartyNotFound
-            | LobbyError::NotInParty => 404,
+            | LobbyError::NotInParty
+            | LobbyError::PushUnavailable
+            | LobbyError::ChannelNotFound => 404,
             LobbyError::NameTaken
             | LobbyError::AlreadyClaimed
             | LobbyError::AlreadySeated
@@ -247,6 +262,7 @@ impl LobbyError {
             LobbyError::NoSuchSeat
             | LobbyError::InvalidName
             | LobbyError::InvalidOptions(_)
+            | LobbyError::InvalidChannel(_)
             | LobbyError::BadRequest(_) => 400,
             LobbyError::NotHost | LobbyError::InvalidToken | LobbyError::Unauthorized => 401,
             LobbyError::SpectatorsNotAllowed
@@ -288,7 +304,9 @@ impl fmt::Display for LobbyError {
                 "a name has 1 to 32 characters, not all invisible, no control or \
                  bidirectional formatting characters, and no \"(... bot)\" claim"
             }
-            LobbyError::InvalidOptions(m) | LobbyError::BadRequest(m) => m,
+            LobbyError::InvalidOptions(m)
+            | LobbyError::BadRequest(m)
+            | LobbyError::InvalidChannel(m) => m,
             LobbyError::NotHost => "only the room's host may do that (missing or wrong host token)",
             LobbyError::InvalidToken => "missing or wrong seat token",
             LobbyError::AlreadyStarted => "the game has already started",
@@ -344,6 +362,10 @@ impl fmt::Display for LobbyError {
             LobbyError::AlreadyInParty => "you are in a party already; leave it first",
             LobbyError::NotInParty => "you are in no party",
             LobbyError::NotPartyLeader => "only the party's leader queues it",
+            LobbyError::PushUnavailable => {
+                "this server sends no Web Push; add an email or a webhook instead"
+            }
+            LobbyError::ChannelNotFound => "you have no notification channel with that id",
         })
     }
 }

@@ -8,6 +8,7 @@
 //! - `mod.rs`: the router, its guard, and the rooms, statistics and metrics calls;
 //!   the admin page (`/admin/ui`, `web/admin.js`), served without the guard.
 //! - [`players`]: moderation: finding players, their record, bans and mutes.
+//! - the delivery log of notifications is `crate::notify::api::delivery_log`.
 
 mod players;
 
@@ -61,6 +62,7 @@ pub fn router(app: AppState, token: &SecretString) -> Router {
         .route("/admin/players", get(players::list))
         .route("/admin/players/{id}", get(players::detail))
         .route("/admin/players/{id}/{action}", post(players::moderate))
+        .route("/admin/notifications", get(notifications))
         .route("/admin/stats", get(stats))
         .route("/metrics", get(metrics))
         .with_state(admin.clone());
@@ -187,4 +189,12 @@ async fn metrics(State(admin): State<Admin>) -> Response {
         admin.app.metrics.render(),
     )
         .into_response()
+}
+
+/// `GET /admin/notifications?player=&limit=`: the notifications' delivery log.
+async fn notifications(
+    State(admin): State<Admin>,
+    query: ApiQuery<crate::notify::api::LogQuery>,
+) -> Result<Json<catan_protocol::AdminNoticeList>, ApiError> {
+    crate::notify::api::delivery_log(&admin.app, query).await
 }

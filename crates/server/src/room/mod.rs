@@ -115,6 +115,8 @@ pub struct RoomContext {
     /// The bans and mutes in force: a banned player's seat does not reconnect, a
     /// muted player's chat is refused.
     pub sanctions: Arc<crate::players::sanctions::Sanctions>,
+    /// Where a game over days hands its players' notices (never waiting).
+    pub notices: crate::notify::Handovers,
 }
 
 impl std::fmt::Debug for RoomContext {

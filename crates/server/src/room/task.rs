@@ -5,7 +5,7 @@
 //!
 //! The store's side of it is in `task/store.rs`; the connections' side (their
 //! queues, delivering the outbox, the sanctions checked on a connection) in
-//! `task/links.rs`.
+//! `task/links.rs`; the notices a game over days hands over in `task/notices.rs`.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -16,6 +16,7 @@ use tracing::{Instrument, debug, info, info_span, warn};
 use uuid::Uuid;
 
 mod links;
+mod notices;
 mod store;
 
 use super::state::{Now, RematchPlan, RestoreError, Room, Timer};
@@ -53,6 +54,8 @@ pub struct RoomTask {
     seqs: Arc<SeqReservation>,
     /// The seats' clocks of a game over days as the store keeps them.
     clocks: Arc<ClocksKept>,
+    /// What the notifications last saw of a game over days.
+    watch: crate::notify::Watch,
 }
 
 impl std::fmt::Debug for RoomTask {
@@ -118,6 +121,7 @@ impl RoomTask {
             rx_closed: false,
             seqs: Arc::default(),
             clocks: Arc::default(),
+            watch: crate::notify::Watch::default(),
         }
     }
 
@@ -152,7 +156,8 @@ impl RoomTask {
                 ctx.shutdown.clone(),
             ));
         }
-        let task = RoomTask::driving(restored.room, ctx, rx, handle);
+        let mut task = RoomTask::driving(restored.room, ctx, rx, handle);
+        task.prime_notices();
         Ok((task, restored.bots))
     }
 
@@ -609,6 +614,7 @@ impl RoomTask {
                 self.clocks
                     .keep(json, next, &self.ctx.store, id, &self.ctx.tasks);
             }
+            self.hand_notices();
         }
     }
 }

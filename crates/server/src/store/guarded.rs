@@ -16,10 +16,10 @@ use tracing::debug;
 use uuid::Uuid;
 
 use super::{
-    ActionRecord, CeremonyKind, CeremonyRow, Claim, Finish, GameQuery, GameRecord, LeaderRow,
-    LobbyRecord, ModerationRow, MyGameRow, NewGame, PartyJoin, PartyRow, PasskeyRow, PendingTable,
-    PlayerRow, PlayerStats, QueueRow, QueueSeat, QueueStore, QueueTable, SanctionRow, SessionRow,
-    Store, StoreError, retry,
+    ActionRecord, CeremonyKind, CeremonyRow, ChannelRow, Claim, Claimed, Finish, GameQuery,
+    GameRecord, LeaderRow, LobbyRecord, ModerationRow, MyGameRow, NewGame, NotifyStore, OutboxRow,
+    PartyJoin, PartyRow, PasskeyRow, PendingTable, PlayerRow, PlayerStats, QueueRow, QueueSeat,
+    QueueStore, QueueTable, SanctionRow, SessionRow, Store, StoreError, retry,
 };
 use crate::metrics::Metrics;
 
@@ -478,6 +478,87 @@ impl QueueStore for Guarded {
         self.write("party_leave", Some(retry::brief()), || {
             self.inner.party_leave(player)
         })
+        .await
+    }
+}
+
+#[async_trait]
+impl NotifyStore for Guarded {
+    async fn notify_key(&self, name: &str, fresh: &str, at: u64) -> Result<String, StoreError> {
+        self.write("notify_key", Some(retry::brief()), || {
+            self.inner.notify_key(name, fresh, at)
+        })
+        .await
+    }
+    async fn add_channel(
+        &self,
+        row: &ChannelRow,
+        unsubscribe_hash: &str,
+    ) -> Result<(), StoreError> {
+        self.write("add_channel", None, || {
+            self.inner.add_channel(row, unsubscribe_hash)
+        })
+        .await
+    }
+    async fn channels(&self, player: Uuid) -> Result<Vec<ChannelRow>, StoreError> {
+        self.read("channels", self.limit, self.inner.channels(player))
+            .await
+    }
+    async fn delete_channel(&self, player: Option<Uuid>, id: Uuid) -> Result<bool, StoreError> {
+        self.write("delete_channel", Some(retry::brief()), || {
+            self.inner.delete_channel(player, id)
+        })
+        .await
+    }
+    async fn channel_by_unsubscribe(&self, hash: &str) -> Result<Option<ChannelRow>, StoreError> {
+        self.read(
+            "channel_by_unsubscribe",
+            self.limit,
+            self.inner.channel_by_unsubscribe(hash),
+        )
+        .await
+    }
+    /// Retried: a row queued twice is stored once (its dedupe key).
+    async fn enqueue_notices(&self, rows: &[OutboxRow]) -> Result<u64, StoreError> {
+        self.write("enqueue_notices", Some(retry::brief()), || {
+            self.inner.enqueue_notices(rows)
+        })
+        .await
+    }
+    async fn drop_notices(&self, dedupe_key: &str) -> Result<u64, StoreError> {
+        self.write("drop_notices", Some(retry::brief()), || {
+            self.inner.drop_notices(dedupe_key)
+        })
+        .await
+    }
+    /// One attempt: the worker claims again at its next round.
+    async fn claim_notices(
+        &self,
+        now: u64,
+        until: u64,
+        limit: u64,
+    ) -> Result<Vec<Claimed>, StoreError> {
+        self.write("claim_notices", None, || {
+            self.inner.claim_notices(now, until, limit)
+        })
+        .await
+    }
+    async fn settle_notice(&self, row: &OutboxRow) -> Result<(), StoreError> {
+        self.write("settle_notice", Some(retry::brief()), || {
+            self.inner.settle_notice(row)
+        })
+        .await
+    }
+    async fn notice_log(
+        &self,
+        player: Option<Uuid>,
+        limit: u64,
+    ) -> Result<Vec<OutboxRow>, StoreError> {
+        self.read(
+            "notice_log",
+            self.limit,
+            self.inner.notice_log(player, limit),
+        )
         .await
     }
 }

@@ -12,6 +12,7 @@ mod guarded;
 mod leases;
 mod lobbies;
 mod moderation;
+mod notify;
 mod options;
 mod passkeys;
 mod players;
@@ -34,6 +35,7 @@ pub use guarded::Guarded;
 pub use leases::Leases;
 
 pub use moderation::{ModerationRow, SanctionKind, SanctionRow};
+pub use notify::{ChannelRow, Claimed, NotifyStore, OutboxRow, OutboxStatus};
 pub use options::StoredOptions;
 pub use passkeys::{CeremonyKind, CeremonyRow, PasskeyRow};
 pub use players::DELETED_NAME;
@@ -340,7 +342,7 @@ fn keeps_no_players() -> StoreError {
 
 /// The storage interface every room and endpoint goes through.
 #[async_trait]
-pub trait Store: QueueStore + Send + Sync + 'static {
+pub trait Store: QueueStore + NotifyStore + Send + Sync + 'static {
     /// Records a game at its start.
     async fn create_game(&self, game: &NewGame) -> Result<(), StoreError>;
     /// Appends one action; `(game, seq)` is unique, so a duplicate fails.

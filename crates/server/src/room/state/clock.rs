@@ -182,6 +182,20 @@ impl Clock {
         }
     }
 
+    /// Each move owed in `game` by a seat a bot does not make every move of, as
+    /// (seat, when the move began, its deadline), Unix ms: what notices are about.
+    pub(crate) fn moves(&self, game: &Game) -> Vec<(Seat, u64, u64)> {
+        let since = match (game.phase(), self.discard) {
+            (Phase::Discard { .. }, Some(began)) => began,
+            _ => self.turn.map_or(0, |t| t.since),
+        };
+        self.deadlines(game)
+            .into_iter()
+            .filter(|(s, _)| !self.replaced(*s))
+            .map(|(s, due)| (s, since, due))
+            .collect()
+    }
+
     /// Each seat's clock as clients are told it.
     pub(crate) fn as_sent(&self, game: &Game) -> Vec<SeatClock> {
         let due = self.deadlines(game);

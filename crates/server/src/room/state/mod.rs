@@ -22,6 +22,8 @@
 //!   absent people's decisions;
 //! - `clock`: [`clock::Clock`], the seats' clocks of a game over days (hours per
 //!   move, time bank, vacation days), a fold over the stored log;
+//! - `notices`: what a game over days shows its notifications (the moves owed, the
+//!   open offers, who is connected);
 //! - `life`: [`life::Life`], the room's clock (now, last activity, people gone);
 //! - `lobby`: seats taken and left, bots, the start and the rematch;
 //! - `play`: client messages, actions staged until stored, and game over;
@@ -34,6 +36,7 @@ mod conns;
 mod game;
 mod life;
 mod lobby;
+mod notices;
 mod outbox;
 mod play;
 mod seats;

@@ -15,7 +15,8 @@ use super::{Connected, Outbound, RoomContext, RoomHandle};
 use crate::config::Config;
 use crate::metrics::Metrics;
 use crate::store::{
-    ActionRecord, Finish, GameQuery, GameRecord, NewGame, QueueStore, Store, StoreError,
+    ActionRecord, Finish, GameQuery, GameRecord, NewGame, NotifyStore, QueueStore, Store,
+    StoreError,
 };
 use catan_protocol::{ClientMessage, RoomOptions, ServerMessage};
 
@@ -44,6 +45,8 @@ struct Switchable {
 
 /// Keeps no queue (the defaults refuse every call).
 impl QueueStore for Switchable {}
+/// Keeps no notifications (the defaults refuse every call).
+impl NotifyStore for Switchable {}
 
 #[async_trait]
 impl Store for Switchable {
@@ -127,6 +130,7 @@ fn context(store: Arc<dyn Store>) -> RoomContext {
         bots: Arc::new(crate::bot::Bots::new(config.bots.settings())),
         rooms: Weak::<crate::registry::Rooms>::new(),
         sanctions: Arc::default(),
+        notices: crate::notify::Handovers::detached(),
     }
 }
 

@@ -14,6 +14,8 @@ struct LosesFirstAnswer {
 
 /// Keeps no queue (the defaults refuse every call).
 impl QueueStore for LosesFirstAnswer {}
+/// Keeps no notifications (the defaults refuse every call).
+impl NotifyStore for LosesFirstAnswer {}
 
 #[async_trait]
 impl Store for LosesFirstAnswer {
