@@ -332,7 +332,10 @@ async fn a_sleeping_games_deadline_fires_after_its_server_is_killed_and_restarte
     ];
     let (db, dir) = catan_e2e::fresh_sqlite_url();
     let mut server = TestServer::spawn_process_with(&db, &env);
-    server.wait_ready(Duration::from_secs(30)).await.expect("up");
+    server
+        .wait_ready(Duration::from_secs(30))
+        .await
+        .expect("up");
     let created = server
         .create_room(json!({ "players": 3, "days": { "move_hours": 1, "bank_hours": 0, "bank_cap_hours": 0, "vacation_days": 0 } }))
         .await;
@@ -364,7 +367,10 @@ async fn a_sleeping_games_deadline_fires_after_its_server_is_killed_and_restarte
         .expect("sqlite3 runs");
     assert!(shifted.success());
     let mut server = TestServer::spawn_process_with(&db, &env);
-    server.wait_ready(Duration::from_secs(30)).await.expect("back");
+    server
+        .wait_ready(Duration::from_secs(30))
+        .await
+        .expect("back");
     let ready = std::time::Instant::now();
     let mut woke = false;
     for _ in 0..50 {

@@ -327,13 +327,10 @@ for (const name of NAMES) {
     });
 
     if (name === 'chromium') {
-      // The page's Content-Security-Policy (protocol.md 2.2) has no `manifest-src`:
-      // it falls back to `default-src 'none'` and the browser refuses a manifest (a
-      // console error on every page), so index.html links none yet. With
-      // `manifest-src 'self'` in the CSP and in protocol.md 2.2 (which the e2e test
-      // of the security headers compares) and the link in index.html, this passes.
+      // The page links the manifest, which its Content-Security-Policy allows
+      // (`manifest-src 'self'`, protocol.md 2.2): the browser loads it.
       test('the browser loads the manifest the page links in chromium', {
-        timeout: 30000, todo: "index.html links no manifest while the CSP has no manifest-src 'self' (protocol.md 2.2)",
+        timeout: 30000,
       }, async () => {
         await manifestLoaded(browser, base);
       });

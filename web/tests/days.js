@@ -13,8 +13,8 @@
 //   so; a tap opens the game as the seat;
 // - installable: the manifest the page links parses and has its name, short name,
 //   icons (served), `display: standalone`, `start_url` `/` and the top bar's colour
-//   (linked by the page and loaded by the browser once the CSP allows it: a test of
-//   its own, todo until then); the service worker at `/sw.js` is registered with the scope `/` (Chromium; in
+//   (linked by the page and loaded by the browser, which the CSP's `manifest-src
+//   'self'` allows: a test of its own); the service worker at `/sw.js` is registered with the scope `/` (Chromium; in
 //   Firefox where the browser offers it), and nothing is cached (no Cache Storage).
 //
 // At 1366x768 in `desk` (English) and 390x844 in `phone` (Simplified Chinese), with

@@ -45,7 +45,7 @@ use sha2::{Digest, Sha256};
 /// WebSocket), runs no inline script, and no page may frame it. Style attributes are
 /// allowed (the client colours seats and cards with them); style elements are not.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; \
-     style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; \
+     style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; manifest-src 'self'; base-uri 'none'; \
      form-action 'none'; frame-ancestors 'none'";
 
 /// The security headers every answer of the public listener carries (unless a
