@@ -539,6 +539,13 @@ export type ClientMessage =
      * engine's code; an action that still applies is taken. Optional.
      */
     expect_seq?: number | null;
+    /**
+     * For `offer_trade`: seconds after which the offer expires, when sooner than
+     * the room's own expiry (`trade_timeout_secs`; in a game over days, the
+     * end of the turn, protocol 27.2). At least 1 (0 counts as 1); ignored for
+     * any other action. Optional.
+     */
+    offer_expires_secs?: number | null;
   }
   /** Say something to everyone in the room. */
   | {

@@ -65,6 +65,7 @@ impl Person {
             request_id: request_id.clone(),
             action,
             expect_seq: None,
+            offer_expires_secs: None,
         };
         self.client
             .send_text(&serde_json::to_string(&msg).expect("json"))

@@ -289,6 +289,7 @@ async fn a_room_over_days_sleeps_when_nobody_is_there_and_wakes_as_it_was(url: O
         request_id: "after-sleep".into(),
         action,
         expect_seq: Some(s.seq),
+        offer_expires_secs: None,
     };
     c.send_json(&serde_json::to_value(&msg).expect("json"))
         .await;

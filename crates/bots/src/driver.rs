@@ -243,6 +243,7 @@ impl SeatDriver {
             request_id,
             action,
             expect_seq: Some(self.seq),
+            offer_expires_secs: None,
         })
     }
 }

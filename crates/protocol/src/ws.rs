@@ -28,6 +28,12 @@ pub enum ClientMessage {
         /// engine's code; an action that still applies is taken. Optional.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         expect_seq: Option<u64>,
+        /// For `offer_trade`: seconds after which the offer expires, when sooner than
+        /// the room's own expiry (`trade_timeout_secs`; in a game over days, the
+        /// end of the turn, protocol 27.2). At least 1 (0 counts as 1); ignored for
+        /// any other action. Optional.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        offer_expires_secs: Option<u32>,
     },
     /// Say something to everyone in the room.
     Chat {
@@ -493,6 +499,7 @@ mod tests {
                 request_id: "r".into(),
                 action: Action::RollDice,
                 expect_seq: None,
+                offer_expires_secs: None,
             },
             ClientMessage::Chat { text: "hi".into() },
             ClientMessage::Ping { request_id: None },

@@ -2121,6 +2121,13 @@ class ClientMessageAction(TypedDict):
     refused as `stale_action` (with the current `seq`) instead of with the
     engine's code; an action that still applies is taken. Optional.
     """
+    offer_expires_secs: NotRequired[int | None]
+    """
+    For `offer_trade`: seconds after which the offer expires, when sooner than
+    the room's own expiry (`trade_timeout_secs`; in a game over days, the
+    end of the turn, protocol 27.2). At least 1 (0 counts as 1); ignored for
+    any other action. Optional.
+    """
     request_id: str
     """Chosen by the client; echoed in the acknowledgement or rejection."""
     type: Literal["action"]

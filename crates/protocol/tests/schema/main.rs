@@ -225,6 +225,7 @@ fn play_and_validate(options: RoomOptions, seed: u64) {
                     request_id: format!("r{n}"),
                     action,
                     expect_seq: Some(n),
+                    offer_expires_secs: None,
                 },
             );
         }
@@ -245,6 +246,7 @@ fn play_and_validate(options: RoomOptions, seed: u64) {
                         request_id: "x".into(),
                         action: *a,
                         expect_seq: None,
+                        offer_expires_secs: None,
                     },
                 );
             }

@@ -316,22 +316,23 @@ impl Stage {
     }
 
     /// Takes a stored action into the game in progress (`game` is the game after
-    /// it, announced by broadcast `room_seq`); its deadlines follow. False outside a
-    /// game in progress (nothing changes).
+    /// it, announced by broadcast `room_seq`); its deadlines follow (an offer's
+    /// with the seconds its author gave it, if any). False outside a game in
+    /// progress (nothing changes).
     pub(super) fn commit(
         &mut self,
         game: Game,
         record: &ActionRecord,
         events: &[Event],
         room_seq: u64,
-        options: &RoomOptions,
+        (options, offer_secs): (&RoomOptions, Option<u32>),
         now: Now,
     ) -> bool {
         let Stage::Playing { game: m, timers } = self else {
             return false;
         };
         m.commit(game, record, events, room_seq);
-        timers.track(events, options, now);
+        timers.track(events, options, offer_secs, now);
         timers.follow(&m.game, options, now);
         true
     }

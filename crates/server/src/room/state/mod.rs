@@ -282,7 +282,7 @@ impl Room {
             let step = step?;
             if continued {
                 let then = now.at_unix(actions[step.index].at);
-                timers.track(&step.events, &g.options, then);
+                timers.track(&step.events, &g.options, None, then);
                 timers.follow(replay.game(), &g.options, then);
             }
             tally.record(&step.events);

@@ -53,6 +53,10 @@ pub(crate) struct Staged {
     events: Vec<Event>,
     /// The acting connection and its request id, for the acknowledgement.
     request: Option<(ConnId, String)>,
+    /// For an offer: the seconds its author gave it, when sooner than the room's
+    /// own expiry (kept in memory only: a restored room gives its offers the
+    /// room's expiry).
+    offer_secs: Option<u32>,
 }
 
 impl Room {
@@ -84,6 +88,7 @@ impl Room {
                 request_id,
                 action,
                 expect_seq,
+                offer_expires_secs,
             } => {
                 let refused = if request_id.len() > MAX_REQUEST_ID_BYTES {
                     Some((
@@ -103,7 +108,10 @@ impl Room {
                 }
                 let actor = Actor::Seat(seat?);
                 match self.stage_action(actor, action, Some((conn, request_id.clone()))) {
-                    Ok(staged) => Some(staged),
+                    Ok(staged) => Some(Staged {
+                        offer_secs: offer_expires_secs.map(|s| s.max(1)),
+                        ..staged
+                    }),
                     // Chosen before the game moved on, and no longer applying: the
                     // client has not seen what changed yet (protocol.md section 7).
                     Err(e) if expect_seq.is_some_and(|s| s < self.outbox.game_seq()) => {
@@ -219,6 +227,7 @@ impl Room {
             game,
             events,
             request,
+            offer_secs: None,
         })
     }
 
@@ -256,14 +265,20 @@ impl Room {
             game,
             events,
             request,
+            offer_secs,
         } = staged;
         // The broadcast below takes the next number.
         let room_seq = self.seq() + 1;
         let (options, now) = (self.options, self.now());
-        if !self
-            .stage
-            .commit(game, &record, &events, room_seq, &options, now)
-        {
+        let committed = self.stage.commit(
+            game,
+            &record,
+            &events,
+            room_seq,
+            (&options, offer_secs),
+            now,
+        );
+        if !committed {
             return None;
         }
         self.metrics.action_applied();
@@ -294,10 +309,16 @@ impl Room {
     /// `stale_action` (the game moved on) and nothing is returned.
     pub(crate) fn restage(&mut self, staged: Staged) -> Option<Staged> {
         let Staged {
-            record, request, ..
+            record,
+            request,
+            offer_secs,
+            ..
         } = staged;
         match self.stage_action(record.actor(), record.action, request.clone()) {
-            Ok(again) => Some(again),
+            Ok(again) => Some(Staged {
+                offer_secs,
+                ..again
+            }),
             Err(e) => {
                 if let Some((conn, request_id)) = request {
                     let message = format!(

@@ -70,16 +70,30 @@ impl Timers {
             .collect();
     }
 
-    /// Starts and stops offer deadlines as `events` make and close offers; in a
-    /// game over days an offer has none (it lasts until its turn ends, R-9.3).
-    pub(super) fn track(&mut self, events: &[Event], options: &RoomOptions, now: Now) {
-        if options.days.is_some() {
-            return;
-        }
-        let timeout = Duration::from_secs(u64::from(options.trade_timeout_secs));
+    /// Starts and stops offer deadlines as `events` make and close offers: the
+    /// room's `trade_timeout_secs`, or the author's `author_secs` when sooner; in
+    /// a game over days none but the author's (an offer lasts until its turn ends,
+    /// protocol 27.2).
+    pub(super) fn track(
+        &mut self,
+        events: &[Event],
+        options: &RoomOptions,
+        author_secs: Option<u32>,
+        now: Now,
+    ) {
+        let room_secs = options.days.is_none().then_some(options.trade_timeout_secs);
+        let secs = match (room_secs, author_secs) {
+            (Some(room), Some(author)) => Some(room.min(author)),
+            (room, author) => room.or(author),
+        };
+        let timeout = secs.map(|s| Duration::from_secs(u64::from(s)));
         for e in events {
             match e {
-                Event::OfferMade { offer } => self.offers.push((offer.id, now.at + timeout)),
+                Event::OfferMade { offer } => {
+                    if let Some(t) = timeout {
+                        self.offers.push((offer.id, now.at + t));
+                    }
+                }
                 Event::OfferClosed { offer, .. } => self.offers.retain(|(o, _)| o != offer),
                 _ => {}
             }

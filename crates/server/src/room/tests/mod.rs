@@ -256,6 +256,7 @@ async fn an_action_the_store_refuses_is_rejected_and_accepted_once_it_is_back() 
         request_id: id.into(),
         action,
         expect_seq: None,
+        offer_expires_secs: None,
     };
     store.down.store(true, Ordering::SeqCst);
     assert!(room.client_message(conn, act("r-1")).await);

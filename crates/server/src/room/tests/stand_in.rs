@@ -109,6 +109,7 @@ async fn a_stand_in_plays_after_exactly_the_option_and_stops_when_the_person_is_
         request_id: "back".into(),
         action: road,
         expect_seq: None,
+        offer_expires_secs: None,
     };
     assert!(room.client_message(back.conn, act).await);
     let answer = answer_of(&mut back).await;

@@ -66,6 +66,7 @@ async fn a_hung_store_refuses_the_action_within_the_store_timeout_and_reads_do_n
         request_id: "r-1".into(),
         action,
         expect_seq: None,
+        offer_expires_secs: None,
     };
     assert!(room.client_message(conns[i].conn, act).await);
     // The room is waiting for the store: reads are answered at once (no time passes
@@ -97,6 +98,7 @@ async fn a_hung_store_refuses_the_action_within_the_store_timeout_and_reads_do_n
         request_id: "r-2".into(),
         action,
         expect_seq: None,
+        offer_expires_secs: None,
     };
     assert!(room.client_message(conns[i].conn, again).await);
     recv_until(&mut conns[i], |m| matches!(m, ServerMessage::Events { .. })).await;
@@ -115,6 +117,7 @@ async fn after_a_restart_no_sequence_number_is_used_twice() {
         request_id: id.into(),
         action,
         expect_seq: None,
+        offer_expires_secs: None,
     };
     assert!(
         room.client_message(conns[mover].conn, act("a-1", action))
@@ -365,6 +368,7 @@ async fn an_action_stored_after_its_refusal_is_taken_in_when_the_log_says_so() {
         request_id: id.into(),
         action,
         expect_seq: None,
+        offer_expires_secs: None,
     };
     store.ghost.store(true, Ordering::SeqCst);
     assert!(room.client_message(conns[i].conn, act("g-1", action)).await);
@@ -443,6 +447,7 @@ async fn a_write_stored_by_an_attempt_whose_answer_was_lost_is_the_action_itself
         request_id: "l-1".into(),
         action,
         expect_seq: None,
+        offer_expires_secs: None,
     };
     assert!(room.client_message(conns[i].conn, act).await);
     let answer = answer_of(&mut conns[i]).await;

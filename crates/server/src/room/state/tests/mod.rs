@@ -293,6 +293,7 @@ fn a_staged_action_changes_nothing_until_it_is_committed() {
         request_id: "a-1".into(),
         action,
         expect_seq: None,
+        offer_expires_secs: None,
     };
     let staged = r.client_message(*conn, msg.clone()).expect("staged");
     assert_eq!(staged.record.seq, 0);
@@ -336,6 +337,7 @@ fn refusals_carry_their_code_and_change_nothing() {
         request_id: request_id.into(),
         action: Action::EndTurn,
         expect_seq: None,
+        offer_expires_secs: None,
     };
     assert!(r.client_message(seats[0].1, act("early")).is_none());
     start(&mut r);
@@ -496,6 +498,7 @@ fn an_empty_room_idles_out_and_a_person_keeps_it_open() {
 }
 
 mod ending;
+mod offers;
 mod sleep;
 mod stale;
 mod stand_in;

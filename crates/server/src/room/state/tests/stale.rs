@@ -9,6 +9,7 @@ fn act_at(action: Action, id: &str, expect_seq: Option<u64>) -> ClientMessage {
         request_id: id.into(),
         action,
         expect_seq,
+        offer_expires_secs: None,
     }
 }
 

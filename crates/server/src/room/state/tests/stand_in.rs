@@ -80,6 +80,7 @@ fn a_restored_room_counts_down_for_the_absent_person_on_turn_from_the_restart() 
                 request_id: "late".into(),
                 action: legal[0],
                 expect_seq: None,
+                offer_expires_secs: None,
             }
         )
         .is_none()
