@@ -100,12 +100,27 @@ fn checked_payload(hook: &Hook) -> WebhookPayload {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_player_whose_move_it_is_is_told_once_on_each_channel_on_sqlite() {
+    the_player_whose_move_it_is_is_told_once_on_each_channel_and_nobody_else(None).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_player_whose_move_it_is_is_told_once_on_each_channel_on_postgres() {
+    let url = catan_e2e::fresh_postgres_url().await;
+    the_player_whose_move_it_is_is_told_once_on_each_channel_and_nobody_else(Some(url)).await;
+}
+
 #[allow(clippy::too_many_lines)]
-async fn the_player_whose_move_it_is_is_told_once_on_each_channel_and_nobody_else() {
+async fn the_player_whose_move_it_is_is_told_once_on_each_channel_and_nobody_else(
+    database: Option<String>,
+) {
     let (hook_base, hooks_state, mut hooks) = webhook_receiver(OK).await;
     let (smtp_port, mut mails) = smtp_sink("250 OK").await;
     let (push, mut pushes) = push_service("", "mailto:ops@catan.test").await;
     let server = TestServer::start_with(|c| {
+        if let Some(url) = database {
+            c.store.database_url = url.into();
+        }
         c.admin_token = Some(ADMIN.into());
         c.notify.notify_allow_private_webhooks = true;
         c.notify.smtp_url = Some(format!("smtp://127.0.0.1:{smtp_port}?tls=none"));
