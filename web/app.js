@@ -7,7 +7,7 @@
 
 import { loadBoard, producingTiles } from './board.js';
 import { api, Connection } from './kit.js';
-import { t, cardsText, refusal, language, setLanguage, LANGUAGES } from './i18n.js';
+import { t, cardsText, refusal, language, setLanguage, LANGUAGES, LANGUAGE_NAMES } from './i18n.js';
 import { describe } from './log.js';
 import { renderGame } from './game.js';
 import { renderModal } from './dialogs.js';
@@ -54,9 +54,8 @@ function showConn(text) {
 
 /** The language switcher in the top bar; the choice is remembered. */
 function languageSwitcher() {
-  const names = { en: 'English', 'zh-Hans': '简体中文', 'zh-Hant': '繁體中文' };
   const sel = h('select', { id: 'lang', 'aria-label': t('language') },
-    LANGUAGES.map((l) => h('option', { value: l, selected: l === language() }, names[l])));
+    LANGUAGES.map((l) => h('option', { value: l, selected: l === language() }, LANGUAGE_NAMES[l])));
   sel.addEventListener('change', () => {
     setLanguage(sel.value);
     const u = new URL(location.href);

@@ -10,6 +10,8 @@ import ZH_HANT from './strings-zh-hant.js';
 /** @type {Record<string, Record<string, string>>} */
 export const DICTIONARIES = { en: EN, 'zh-Hans': ZH_HANS, 'zh-Hant': ZH_HANT };
 export const LANGUAGES = Object.keys(DICTIONARIES);
+/** Each language in its own words (the switcher, a notification channel's language). */
+export const LANGUAGE_NAMES = { en: 'English', 'zh-Hans': '简体中文', 'zh-Hant': '繁體中文' };
 const STORE = 'catan.lang';
 
 /**

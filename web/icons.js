@@ -52,6 +52,8 @@ const SYMBOLS = {
   trophy: '<path d="M7 3 H17 V10 C17 13 14.8 15 12 15 C9.2 15 7 13 7 10 Z" fill="currentColor"/><path d="M7 5 H3.5 C3.5 9 5 10.5 7.5 10.8 M17 5 H20.5 C20.5 9 19 10.5 16.5 10.8" fill="none" stroke="currentColor" stroke-width="1.8"/><path d="M12 15 V19 M7.5 21 H16.5" stroke="currentColor" stroke-width="2.2" stroke-linecap="round"/>',
   // A key: a passkey (the account page).
   key: '<circle cx="8" cy="12" r="4.2" fill="none" stroke="currentColor" stroke-width="2.2"/><path d="M12.2 12 H21 M17.5 12 V15.5 M20.5 12 V14.5" fill="none" stroke="currentColor" stroke-width="2.2" stroke-linecap="round"/>',
+  // A bell: notifications (the account page).
+  bell: '<path d="M6 16.5 V11 C6 7.4 8.4 4.8 12 4.8 C15.6 4.8 18 7.4 18 11 V16.5 L20 18.5 H4 Z" fill="none" stroke="currentColor" stroke-width="2.2" stroke-linejoin="round"/><path d="M9.8 20.6 C10.3 21.6 11.1 22 12 22 C12.9 22 13.7 21.6 14.2 20.6" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"/><path d="M12 2.2 V4.8" stroke="currentColor" stroke-width="2.2" stroke-linecap="round"/>',
   // The logo: a hexagon tile with a settlement on it.
   logo: '<path d="M12 1.5 L21.5 7 V17 L12 22.5 L2.5 17 V7 Z" fill="#e0a526"/><path d="M12 1.5 L21.5 7 V17 L12 22.5 L2.5 17 V7 Z" fill="none" stroke="#7a4b12" stroke-width="1.4"/><path d="M7.5 17 V11.5 L12 7.5 L16.5 11.5 V17 Z" fill="#b3362b"/><rect x="10.6" y="13" width="2.8" height="4" fill="#fff6dc"/>',
 };

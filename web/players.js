@@ -1,8 +1,9 @@
 // The players who come back (protocol.md 25): who this browser is signed in as (a
-// guest made from the first name typed, no form), the account page, a player's
-// profile and the leaderboard. Every number comes from the server.
+// guest made from the first name typed, no form), the account page (with its
+// notifications), a player's profile and the leaderboard. Every number
+// comes from the server.
 
-import { t, refusal, language } from './i18n.js';
+import { t, refusal, language, LANGUAGES, LANGUAGE_NAMES } from './i18n.js';
 import { api } from './kit.js';
 import { setMe } from './state.js';
 import { h, S, occupantName } from './ui.js';
@@ -226,6 +227,8 @@ export async function accountPage() {
         accountForm('claim', [name, [password[0], password[1], { ...password[2], autocomplete: 'new-password', placeholder: t('account.password_hint') }]], t('account.claim'),
           async (v) => { const p = noteMe(await api('POST', '/api/me/claim', v)); await done(t('account.claimed', { name: p.name })); })) : null,
       passkeyPanel,
+      // Notices of games over days (it loads and redraws itself).
+      me ? notifyPanel() : null,
       me ? h('section', { class: 'panel' }, h('h2', {}, t('account.sessions')),
         h('ul', { id: 'sessions', class: 'sessions' }, sessions.map((x) => h('li', { 'data-session': x.id, 'data-current': x.current ? 'true' : 'false' },
           h('span', { class: 'device' }, h('b', {}, deviceName(x.label)), x.current ? [' ', h('span', { class: 'kind' }, t('account.this_device'))] : null,
@@ -254,6 +257,228 @@ export async function accountPage() {
         h('p', { class: 'muted' }, t('account.sign_in_guest')), signIn, withPasskey) : null));
   }
   await draw();
+}
+
+// ---------------------------------------------------------------- notifications
+
+// Notifications (protocol 27.6), a panel of the account page: the signed-in player's
+// channels (GET /api/me/notifications), each removed with one tap (DELETE), and a new
+// one added (POST): this browser by Web Push (the server's VAPID key from GET
+// /api/notifications/vapid; the service worker, sw.js, shows what arrives), an email
+// address, or a webhook (the server's signed JSON, or a WeCom, Feishu or DingTalk
+// group bot). Each channel in a language (the page's by default) and for the notices
+// ticked. Web Push needs the browser maker's push service, often unreachable in
+// mainland China: the panel says so, and says plainly why this browser cannot
+// subscribe when it cannot.
+
+/** @typedef {import('./protocol').NotifyChannelInfo} NotifyChannelInfo */
+/** @typedef {import('./protocol').NotifyChannelRequest} NotifyChannelRequest */
+/** @typedef {import('./protocol').NoticeKind} NoticeKind */
+
+/** @type {NoticeKind[]} */
+const NOTICES = ['your_turn', 'offer_to_you', 'time_low'];
+/** @type {import('./protocol').WebhookFormat[]} */
+const FORMATS = ['json', 'we_com', 'feishu', 'ding_talk'];
+
+/**
+ * How long the browser may take to subscribe. Chromium waits for its push service
+ * without end where it cannot reach it (no network to it, or a mainland Chinese
+ * one): after this the person is told, and a subscription that comes later is still
+ * handed to the server.
+ */
+const SUBSCRIBE_MS = 20000;
+
+/** Why this browser cannot be notified, with a key of the words for it. */
+class PushRefused extends Error {
+  /** @param {string} key @param {string} [why] the browser's own words, if any */
+  constructor(key, why = '') { super(why || key); this.key = key; }
+}
+
+/** `p`, or a `PushRefused(key)` after `ms`. @template T @param {Promise<T>} p @returns {Promise<T>} */
+const within = (p, ms, key) => Promise.race([p, new Promise((_, fail) => { setTimeout(() => fail(new PushRefused(key, 'timed out')), ms); })]);
+
+/** Whether this browser has what Web Push needs (a secure page, a service worker). */
+const pushWorks = () => typeof navigator !== 'undefined' && !!navigator.serviceWorker && typeof PushManager !== 'undefined'
+  && typeof Notification !== 'undefined' && globalThis.isSecureContext !== false;
+
+/** The bytes of base64url `s`. @param {string} s */
+function fromBase64url(s) {
+  const b = atob(s.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(s.length / 4) * 4, '='));
+  return Uint8Array.from(b, (c) => c.charCodeAt(0));
+}
+
+/** Whether an existing subscription was made with `key`. @param {PushSubscription} sub @param {Uint8Array} key */
+function sameKey(sub, key) {
+  const had = sub.options?.applicationServerKey;
+  if (!had) return false;
+  const a = new Uint8Array(had);
+  return a.length === key.length && a.every((x, i) => x === key[i]);
+}
+
+/**
+ * This browser's push subscription for `publicKey` (one made before with it, else a
+ * new one): asks for the notifications permission first (within the person's tap).
+ * @param {string} publicKey the server's VAPID key, base64url
+ * @returns {Promise<{ sub: Promise<PushSubscription> }>} the subscription, which may
+ *   still come after `SUBSCRIBE_MS` (then the promise answered fails, this one not)
+ */
+async function subscribe(publicKey) {
+  if (!pushWorks()) throw new PushRefused('notify.push_no_browser');
+  const permission = Notification.permission === 'default' ? await Notification.requestPermission() : Notification.permission;
+  if (permission !== 'granted') throw new PushRefused('notify.push_denied');
+  // (Never ready where the worker could not be registered.)
+  const reg = await within(navigator.serviceWorker.ready, 10000, 'notify.push_no_browser');
+  const key = fromBase64url(publicKey);
+  let sub = await reg.pushManager.getSubscription();
+  if (sub && !sameKey(sub, key)) { await sub.unsubscribe().catch(() => {}); sub = null; }
+  return { sub: sub ? Promise.resolve(sub) : reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }) };
+}
+
+/** A browser's refusal to subscribe in words. @param {any} e */
+function pushRefusal(e) {
+  if (e instanceof PushRefused) return t(e.key);
+  if (e?.status) return refusal(e);
+  if (e?.name === 'NotAllowedError' && typeof Notification !== 'undefined' && Notification.permission === 'denied') return t('notify.push_denied');
+  // AbortError ("Registration failed - push service error"), NotAllowedError of a
+  // private window, and the like: the push service would not have this browser.
+  return t('notify.push_failed');
+}
+
+/** A channel's request fields for language and notices, from the form's choices. */
+function choices(part) {
+  const lang = /** @type {HTMLSelectElement} */ (part.querySelector('#notify-lang')).value;
+  const notices = NOTICES.filter((n) => /** @type {HTMLInputElement} */ (part.querySelector(`#notify-notice-${n}`)).checked);
+  if (!notices.length) throw new PushRefused('notify.pick_notices');
+  return { lang: /** @type {import('./protocol').NoticeLang} */ (lang), notices };
+}
+
+/** One channel: what and where, its language and notices, Remove. @param {NotifyChannelInfo} c @param {(c: NotifyChannelInfo) => void} remove */
+function channelItem(c, remove) {
+  const kind = t(`notify.kind.${c.kind}`) + (c.format ? ` · ${t(`notify.format.${c.format}`)}` : '');
+  return h('li', { 'data-channel': c.id, 'data-kind': c.kind },
+    h('span', { class: 'device' }, h('b', {}, kind), ' ', h('span', { class: 'target' }, c.target), h('br'),
+      h('small', { class: 'muted' }, [LANGUAGE_NAMES[c.lang] ?? c.lang, c.notices.map((n) => t(`notify.notice.${n}`)).join(t('list_sep')), t('notify.since', { date: day(c.created_at) })].join(' · '))),
+    h('button', { class: 'delete-channel', 'data-channel': c.id, type: 'button', onclick: () => remove(c) }, t('notify.remove')));
+}
+
+/**
+ * A form of labelled fields whose submit calls `send` (which says a refusal itself),
+ * emptied once it is done.
+ * @param {string} id
+ * @param {HTMLElement[]} fields
+ * @param {string} label the button's
+ * @param {(form: HTMLFormElement) => Promise<void>} send
+ */
+function addForm(id, fields, label, send) {
+  const button = /** @type {HTMLButtonElement} */ (h('button', { type: 'submit', id: `${id}-submit` }, label));
+  const form = /** @type {HTMLFormElement} */ (h('form', { id, class: 'account-form' }, fields, button));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    button.disabled = true;
+    // (A refusal is said in the panel by `send`.)
+    try { await send(form); form.reset(); } catch { /* said */ } finally { button.disabled = false; }
+  });
+  return form;
+}
+
+const field = (text, input, hint = null) => h('label', { class: 'field' }, h('span', {}, text), input, hint ? h('small', { class: 'muted hint' }, hint) : null);
+
+/**
+ * The notifications panel of the account page (a signed-in player's): it loads and
+ * redraws itself; what was done, or why not, said under what was used (a phone's
+ * screen may not show the list).
+ */
+function notifyPanel() {
+  const part = h('section', { class: 'panel', id: 'notify-panel', 'aria-labelledby': 'notify-title' });
+  const said = h('p', { id: 'notify-said', role: 'status' });
+  const list = h('div', { id: 'notify-list' });
+  /** Says `text` under `near`. @param {string} text @param {boolean} ok @param {Element} near */
+  const say = (text, ok = true, near = list) => { near.after(said); said.textContent = text; said.className = ok ? 'ok' : 'error'; };
+  /** The server's VAPID key, once known. */
+  let vapid = '';
+  /** Why the server gives none (`push_unavailable`: it sends no Web Push). */
+  let noVapid = null;
+
+  const load = async () => {
+    /** @type {NotifyChannelInfo[]} */
+    let channels;
+    try { channels = (await api('GET', '/api/me/notifications')).channels; } catch (x) { say(refusal(x), false); return; }
+    list.replaceChildren(channels.length
+      ? h('ul', { id: 'notify-channels', class: 'sessions' }, channels.map((c) => channelItem(c, remove)))
+      : h('p', { id: 'no-channels', class: 'muted' }, t('notify.none')));
+  };
+  /** @param {NotifyChannelInfo} c */
+  const remove = (c) => api('DELETE', `/api/me/notifications/${encodeURIComponent(c.id)}`)
+    .then(() => say(t('notify.removed')), (x) => say(refusal(x), false)).then(load);
+  /**
+   * Adds the channel of `target` (kind and its fields) with the choices above, and
+   * says so under `near`.
+   * @param {Element} near
+   */
+  const add = async (target, near, done = 'notify.added') => {
+    try {
+      await api('POST', '/api/me/notifications', { ...target, ...choices(part) });
+      say(t(done), true, near);
+      await load();
+    } catch (x) {
+      say(x instanceof PushRefused ? t(x.key) : refusal(x), false, near);
+      throw x;
+    }
+  };
+
+  const pushButton = /** @type {HTMLButtonElement} */ (h('button', {
+    id: 'notify-push', type: 'button', class: 'primary',
+    onclick: async () => {
+      pushButton.disabled = true;
+      say('', true, pushPart);
+      try {
+        choices(part);
+        const { sub } = await subscribe(vapid);
+        const hand = (s) => { const j = s.toJSON(); return add({ kind: 'web_push', endpoint: j.endpoint, p256dh: j.keys.p256dh, auth: j.keys.auth }, pushPart, 'notify.push_added'); };
+        // A subscription the push service grants late is still handed over.
+        let late = false;
+        sub.then((s) => (late ? hand(s) : null)).catch(() => {});
+        const s = await within(sub, SUBSCRIBE_MS, 'notify.push_failed').catch((e) => { late = true; throw e; });
+        await hand(s);
+      } catch (e) {
+        // (The server's refusals of the channel are said by `add` already.)
+        if (!e?.status) say(pushRefusal(e), false, pushPart);
+      } finally { pushButton.disabled = false; }
+    },
+  }, icon('bell'), t('notify.push_add')));
+  const pushPart = h('div', { id: 'notify-push-part' });
+  const showPush = () => {
+    const why = !pushWorks() ? t('notify.push_no_browser') : noVapid ? refusal(noVapid) : null;
+    pushPart.replaceChildren(why ? h('p', { id: 'notify-push-why', class: 'muted' }, why) : h('p', { class: 'row' }, pushButton));
+  };
+
+  const email = /** @type {HTMLInputElement} */ (h('input', { id: 'notify-email-to', name: 'to', type: 'email', autocomplete: 'email', maxlength: 254, required: true, placeholder: 'name@example.org' }));
+  const url = /** @type {HTMLInputElement} */ (h('input', { id: 'notify-webhook-url', name: 'url', type: 'url', inputmode: 'url', maxlength: 2048, required: true, placeholder: 'https://', autocomplete: 'off' }));
+  const format = /** @type {HTMLSelectElement} */ (h('select', { id: 'notify-webhook-format', name: 'format' }, FORMATS.map((f) => h('option', { value: f }, t(`notify.format.${f}`)))));
+  const secret = /** @type {HTMLInputElement} */ (h('input', { id: 'notify-webhook-secret', name: 'secret', type: 'password', maxlength: 256, autocomplete: 'off' }));
+
+  part.append(
+    h('h2', { id: 'notify-title' }, icon('bell'), ' ', t('notify.title')),
+    h('p', { class: 'muted' }, t('notify.about')),
+    list, said,
+    h('h3', {}, t('notify.new')),
+    h('div', { class: 'notify-choices' },
+      field(t('notify.lang'), h('select', { id: 'notify-lang' }, LANGUAGES.map((l) => h('option', { value: l, selected: l === language() }, LANGUAGE_NAMES[l])))),
+      h('fieldset', { class: 'notify-notices' }, h('legend', {}, t('notify.notices')),
+        NOTICES.map((n) => h('label', { class: 'row check' }, h('input', { type: 'checkbox', id: `notify-notice-${n}`, value: n, checked: true }), t(`notify.notice.${n}`))))),
+    h('section', { class: 'notify-way', id: 'notify-push-way' }, h('h3', {}, t('notify.this_browser')),
+      h('p', { class: 'muted' }, t('notify.push_about')), h('p', { class: 'muted', id: 'notify-china' }, t('notify.push_china')), pushPart),
+    h('section', { class: 'notify-way' }, h('h3', {}, t('notify.email')),
+      addForm('notify-email', [field(t('notify.email_to'), email)], t('notify.email_add'),
+        (form) => add({ kind: 'email', to: email.value.trim() }, form))),
+    h('section', { class: 'notify-way' }, h('h3', {}, t('notify.webhook')), h('p', { class: 'muted' }, t('notify.webhook_about')),
+      addForm('notify-webhook', [field(t('notify.webhook_url'), url), field(t('notify.webhook_format'), format),
+        field(t('notify.webhook_secret'), secret, t('notify.webhook_secret_hint'))], t('notify.webhook_add'),
+      (form) => add({ kind: 'webhook', url: url.value.trim(), format: /** @type {any} */ (format.value), ...(secret.value ? { secret: secret.value } : {}) }, form))));
+
+  load();
+  api('GET', '/api/notifications/vapid').then((k) => { vapid = k.public_key; }, (x) => { noVapid = x; }).then(showPush);
+  return part;
 }
 
 // ---------------------------------------------------------------- profile and leaderboard

@@ -63,6 +63,12 @@
 //   and the countdown of the move in days, hours and minutes, My games first on the
 //   lobby with "your move" marked, opened by a tap; the manifest and the service
 //   worker of the installable client;
+// - notifications (notify.js), at 390x844 in Simplified Chinese and 1366x768 in
+//   English: the account page's channels; Web Push refused while notifications are
+//   blocked, then subscribed with the server's VAPID key (Chromium; the log says
+//   whether the browser's push service granted a real subscription); the service
+//   worker showing a push delivered over the DevTools protocol (Chromium); a
+//   webhook and an email added from the forms and removed, refusals in words;
 // - the admin page (admin-page.js, on the admin listener): a wrong token refused, a
 //   room inspected, a seat kicked with a message its player reads, a player found,
 //   muted, banned and let back with the record shown, the room closed;
@@ -98,6 +104,7 @@ import { adminWordsReachThePlayer, refusedOrigin } from './self-hoster.js';
 import { clicksDuringBroadcasts } from './redraw.js';
 import { endScreenOnAPhone, leavingByBack, lobbyOnASlowLine, reducedMotion } from './phone.js';
 import { playersWhoComeBack } from './players.js';
+import { notifications } from './notify.js';
 import { passkeys } from './passkeys.js';
 import { partyScenario, quickPlayScenario } from './quickplay.js';
 import { adoptSeatFromAddress, glanceAndFlow, layoutAtBothSizes, playWholeGame, rematchOfTwoPeople, spectateAStandIn, spectateGameWithoutWinner, spectateOnPhone, tradeAmongPeople } from './scenario.js';
@@ -121,8 +128,10 @@ async function startServer() {
     assert.equal(r.status, 0, 'cargo build -p catan-server failed');
   }
   // Quick play fills a table with bots after 5 s (not a minute), formed every 250 ms.
+  // An SMTP server (which nothing here reaches: no notice is due in these tests) so
+  // that email channels are taken.
   server = spawn(bin, ['--bind', '127.0.0.1:0', '--admin-bind', '127.0.0.1:0', '--database-url', 'sqlite::memory:',
-    '--queue-bots-after-secs', '5', '--queue-tick-ms', '250'], {
+    '--queue-bots-after-secs', '5', '--queue-tick-ms', '250', '--smtp-url', 'smtp://127.0.0.1:9?tls=none'], {
     cwd: ROOT,
     // As the Rust harness's test server: no per-address rates (every page of these
     // tests comes from 127.0.0.1, creating many rooms in a few minutes).
@@ -324,6 +333,13 @@ for (const name of NAMES) {
       const t0 = Date.now();
       const r = await gamesOverDays(browser, base, out, admin);
       console.log(`# ${name}: games over days in ${((Date.now() - t0) / 1000).toFixed(1)} s (countdowns "${r.desk}", "${r.phone}"${r.skipped ? `; skipped: ${r.skipped}` : ''})`);
+    });
+
+    test(`notifications at 390x844 and 1366x768: channels listed, Web Push subscribed with the server's key or its failure explained, a push shown by the service worker, webhook and email added and removed in ${name}`, { timeout: 120000 }, async () => {
+      const t0 = Date.now();
+      const r = await notifications(browser, base, out);
+      const push = r.push?.real ? `a real subscription (${r.push.endpoint})` : r.push?.skipped ?? `no real subscription (${r.push?.error}; in a private window: ${r.private?.error})`;
+      console.log(`# ${name}: notifications in ${((Date.now() - t0) / 1000).toFixed(1)} s (Web Push: ${push}; push shown by the service worker: ${r.shown ? 'yes' : 'not tested'}; email: ${r.smtp ? 'taken' : 'refused, no SMTP'})`);
     });
 
     if (name === 'chromium') {
