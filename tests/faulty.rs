@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use catan_server::store::{
-    ActionRecord, Finish, GameQuery, GameRecord, LobbyRecord, NewGame, NotifyStore, QueueStore,
-    SqlStore, Store, StoreError,
+    ActionRecord, DaysStore, Finish, GameQuery, GameRecord, LobbyRecord, NewGame, NotifyStore,
+    QueueStore, SqlStore, Store, StoreError,
 };
 use uuid::Uuid;
 
@@ -122,6 +122,7 @@ fn down() -> StoreError {
 impl QueueStore for FaultyStore {}
 /// Keeps no notifications (the defaults refuse every call).
 impl NotifyStore for FaultyStore {}
+impl DaysStore for FaultyStore {}
 
 #[async_trait]
 impl Store for FaultyStore {

@@ -22,7 +22,9 @@ use std::time::{Duration, Instant};
 use catan_engine::playout::RandomPlayer;
 use catan_engine::{Game, Seat};
 use catan_protocol::{DaysOptions, RoomOptions};
-use catan_server::store::{ActionRecord, NewGame, PlayerRecord, SqlStore, Store, seed_commitment};
+use catan_server::store::{
+    ActionRecord, DaysStore, NewGame, PlayerRecord, SqlStore, Store, seed_commitment,
+};
 use uuid::Uuid;
 
 /// The command line.

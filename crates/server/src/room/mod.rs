@@ -6,6 +6,7 @@ mod state;
 mod task;
 #[cfg(test)]
 mod tests;
+mod wake;
 mod writes;
 
 use std::sync::atomic::{AtomicU16, Ordering};
@@ -32,6 +33,7 @@ pub use config::{RoomConfig, RoomSettings};
 pub use state::RestoreError;
 pub(crate) use state::{SEQ_BLOCK, now_ms, rooms_now_ms};
 pub use task::RoomTask;
+pub use wake::{WakeGuard, WakeLocks};
 
 /// Commands queued per room before senders wait.
 const COMMAND_QUEUE: usize = 256;
@@ -162,58 +164,6 @@ pub trait Directory: Send + Sync {
     fn insert(&self, handle: RoomHandle);
     /// The rooms' sleep-and-wake locks.
     fn wake_locks(&self) -> Arc<WakeLocks>;
-}
-
-/// A lock per room going to sleep or being woken (protocol 27.5), so that a room
-/// is never woken while it falls asleep, nor woken twice at once.
-#[derive(Debug, Default)]
-pub struct WakeLocks {
-    /// The locks of rooms someone holds or waits for.
-    locks: std::sync::Mutex<std::collections::HashMap<Uuid, Arc<tokio::sync::Mutex<()>>>>,
-}
-
-impl WakeLocks {
-    /// Holds room `id`'s lock until the guard is dropped.
-    pub async fn lock(self: &Arc<Self>, id: Uuid) -> WakeGuard {
-        let lock = self
-            .locks
-            .lock()
-            .expect("wake locks")
-            .entry(id)
-            .or_default()
-            .clone();
-        WakeGuard {
-            locks: self.clone(),
-            id,
-            guard: Some(lock.lock_owned().await),
-        }
-    }
-}
-
-/// Held while a room goes to sleep or is woken ([`WakeLocks::lock`]); the lock is
-/// forgotten once nobody holds or waits for it.
-#[derive(Debug)]
-pub struct WakeGuard {
-    /// Whose lock.
-    locks: Arc<WakeLocks>,
-    /// The room.
-    id: Uuid,
-    /// The lock itself (taken out on drop, before the map is tidied).
-    guard: Option<tokio::sync::OwnedMutexGuard<()>>,
-}
-
-impl Drop for WakeGuard {
-    fn drop(&mut self) {
-        drop(self.guard.take());
-        let mut locks = self.locks.locks.lock().expect("wake locks");
-        // Only the map's reference left: nobody holds or waits for it.
-        if locks
-            .get(&self.id)
-            .is_some_and(|l| Arc::strong_count(l) == 1)
-        {
-            locks.remove(&self.id);
-        }
-    }
 }
 
 /// How a restored room's timers start again.

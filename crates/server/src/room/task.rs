@@ -5,7 +5,8 @@
 //!
 //! The store's side of it is in `task/store.rs`; the connections' side (their
 //! queues, delivering the outbox, the sanctions checked on a connection) in
-//! `task/links.rs`; the notices a game over days hands over in `task/notices.rs`.
+//! `task/links.rs`; the notices a game over days hands over in `task/notices.rs`;
+//! a game over days falling asleep in `task/sleep.rs`.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -17,6 +18,7 @@ use uuid::Uuid;
 
 mod links;
 mod notices;
+mod sleep;
 mod store;
 
 use super::state::{Now, RematchPlan, RestoreError, Room, Timer};
@@ -453,48 +455,6 @@ impl RoomTask {
             stored = closed.game_abandoned,
             "game abandoned by its players"
         );
-    }
-
-    /// Puts a game over days with nobody there to sleep (protocol 27.5): the room
-    /// leaves the registry (under its wake lock, so nobody wakes it meanwhile), its
-    /// clocks are written, the store notes the number of its last broadcast, its
-    /// bots' connections close and the task ends; the next request, connection or
-    /// deadline wakes it from the store. A command that came meanwhile, or a store
-    /// that refuses, keeps it awake (and tries again after `--sleep-after-secs`).
-    async fn go_to_sleep(&mut self) {
-        let Some(rooms) = self.ctx.rooms.upgrade() else {
-            return;
-        };
-        let id = self.room.id();
-        let _lock = rooms.wake_locks().lock(id).await;
-        rooms.remove(id);
-        let stay = |task: &mut RoomTask, rooms: &dyn super::Directory| {
-            rooms.insert(task.handle.clone());
-            task.room.at(Now::real(), true);
-        };
-        if !self.rx.is_empty() || !self.deferred.is_empty() {
-            stay(self, rooms.as_ref());
-            return;
-        }
-        if let Some((json, next)) = self.room.clocks_to_keep() {
-            self.clocks
-                .keep(json, next, &self.ctx.store, id, &self.ctx.tasks);
-        }
-        self.clocks.written().await;
-        let seq = self.room.seq();
-        if let Err(e) = self.ctx.store.sleep_game(id, seq).await {
-            warn!(error = %e, "could not put the room to sleep; it stays awake");
-            stay(self, rooms.as_ref());
-            return;
-        }
-        self.room.close_all(
-            ClosingReason::RoomClosed,
-            CloseCode::RoomClosed,
-            "the room sleeps",
-        );
-        self.flush();
-        self.closed = true;
-        info!(seq, "room asleep");
     }
 
     /// Keeps the room in the store while it gathers players, so that it survives a

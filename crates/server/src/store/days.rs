@@ -4,13 +4,103 @@
 
 use std::collections::HashMap;
 
+use async_trait::async_trait;
+
 use sqlx::Row;
 use uuid::Uuid;
 
 use super::games::{GAME_COLUMNS, corrupt, games_with_players, records};
 use super::group_commit::to_i64;
 use super::sql::SqlStore;
-use super::{MyGameRow, StoreError};
+use super::{MyGameRow, StoreError, keeps_no_players};
+
+/// The store's part in games over days (protocol 27): the seats' clocks as an
+/// index, sleeping rooms, a player's games. Every method has a default, for stores
+/// that keep none of it (tests).
+#[async_trait]
+pub trait DaysStore {
+    /// Keeps each seat's clock of a game over days (JSON) and its earliest
+    /// deadline, an index of what the log says (fenced like the log in a cluster).
+    /// The default keeps none.
+    async fn save_clocks(
+        &self,
+        game: Uuid,
+        clocks: &str,
+        next_deadline: Option<u64>,
+    ) -> Result<(), StoreError> {
+        let _ = (game, clocks, next_deadline);
+        Ok(())
+    }
+    /// Marks a game over days whose room went to sleep after broadcast `seq`
+    /// (protocol 27.5): it is not restored at start-up, and is woken by a request
+    /// or by its deadline. The default keeps no sleeping rooms (refused, so the
+    /// room stays awake).
+    async fn sleep_game(&self, game: Uuid, seq: u64) -> Result<(), StoreError> {
+        let _ = (game, seq);
+        Err(StoreError::Unavailable(
+            "this store keeps no sleeping rooms".into(),
+        ))
+    }
+    /// Wakes a sleeping game: clears its `slept_seq` and reserves its broadcast
+    /// numbers up to `up_to`, in one statement; false if it was not asleep.
+    async fn wake_game(&self, game: Uuid, up_to: u64) -> Result<bool, StoreError> {
+        let _ = (game, up_to);
+        Ok(false)
+    }
+    /// The sleeping games whose earliest deadline is at or before `by` (Unix ms).
+    async fn due_sleepers(&self, by: u64) -> Result<Vec<Uuid>, StoreError> {
+        let _ = by;
+        Ok(Vec::new())
+    }
+    /// The unfinished games `player` has a seat in, the latest started first.
+    async fn my_games(&self, player: Uuid) -> Result<Vec<MyGameRow>, StoreError> {
+        let _ = player;
+        Err(keeps_no_players())
+    }
+}
+
+#[async_trait]
+impl DaysStore for SqlStore {
+    async fn save_clocks(
+        &self,
+        game: Uuid,
+        clocks: &str,
+        next_deadline: Option<u64>,
+    ) -> Result<(), StoreError> {
+        let fenced = self.fence().map_or(String::new(), |_| {
+            format!(" AND {}", SqlStore::lease_held(4, 5))
+        });
+        let sql = format!(
+            "UPDATE games SET clocks = $2, next_deadline = $3 WHERE id = $1 \
+             AND status = 'playing'{fenced}"
+        );
+        let mut update = sqlx::query(&sql)
+            .bind(game.to_string())
+            .bind(clocks.to_owned())
+            .bind(next_deadline.map(to_i64));
+        if let Some(f) = self.fence() {
+            update = update.bind(f.owner().to_owned()).bind(f.epoch(game));
+        }
+        update.execute(self.pool()).await?;
+        Ok(())
+    }
+
+    async fn my_games(&self, player: Uuid) -> Result<Vec<MyGameRow>, StoreError> {
+        self.select_my_games(player).await
+    }
+
+    async fn sleep_game(&self, game: Uuid, seq: u64) -> Result<(), StoreError> {
+        self.mark_asleep(game, seq).await
+    }
+
+    async fn wake_game(&self, game: Uuid, up_to: u64) -> Result<bool, StoreError> {
+        self.mark_awake(game, up_to).await
+    }
+
+    async fn due_sleepers(&self, by: u64) -> Result<Vec<Uuid>, StoreError> {
+        self.select_due_sleepers(by).await
+    }
+}
 
 impl SqlStore {
     /// The unfinished games `player` has a seat in, the latest started first.

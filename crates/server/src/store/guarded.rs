@@ -16,10 +16,10 @@ use tracing::debug;
 use uuid::Uuid;
 
 use super::{
-    ActionRecord, CeremonyKind, CeremonyRow, ChannelRow, Claim, Claimed, Finish, GameQuery,
-    GameRecord, LeaderRow, LobbyRecord, ModerationRow, MyGameRow, NewGame, NotifyStore, OutboxRow,
-    PartyJoin, PartyRow, PasskeyRow, PendingTable, PlayerRow, PlayerStats, QueueRow, QueueSeat,
-    QueueStore, QueueTable, SanctionRow, SessionRow, Store, StoreError, retry,
+    ActionRecord, CeremonyKind, CeremonyRow, ChannelRow, Claim, Claimed, DaysStore, Finish,
+    GameQuery, GameRecord, LeaderRow, LobbyRecord, ModerationRow, MyGameRow, NewGame, NotifyStore,
+    OutboxRow, PartyJoin, PartyRow, PasskeyRow, PendingTable, PlayerRow, PlayerStats, QueueRow,
+    QueueSeat, QueueStore, QueueTable, SanctionRow, SessionRow, Store, StoreError, retry,
 };
 use crate::metrics::Metrics;
 
@@ -145,35 +145,6 @@ impl Store for Guarded {
     }
     async fn reserve_seq(&self, game: Uuid, up_to: u64) -> Result<(), StoreError> {
         self.write("reserve_seq", None, || self.inner.reserve_seq(game, up_to))
-            .await
-    }
-    async fn save_clocks(
-        &self,
-        game: Uuid,
-        clocks: &str,
-        next_deadline: Option<u64>,
-    ) -> Result<(), StoreError> {
-        self.write("save_clocks", None, || {
-            self.inner.save_clocks(game, clocks, next_deadline)
-        })
-        .await
-    }
-    async fn sleep_game(&self, game: Uuid, seq: u64) -> Result<(), StoreError> {
-        self.write("sleep_game", None, || self.inner.sleep_game(game, seq))
-            .await
-    }
-    async fn wake_game(&self, game: Uuid, up_to: u64) -> Result<bool, StoreError> {
-        self.write("wake_game", Some(retry::brief()), || {
-            self.inner.wake_game(game, up_to)
-        })
-        .await
-    }
-    async fn due_sleepers(&self, by: u64) -> Result<Vec<Uuid>, StoreError> {
-        self.read("due_sleepers", self.limit, self.inner.due_sleepers(by))
-            .await
-    }
-    async fn my_games(&self, player: Uuid) -> Result<Vec<MyGameRow>, StoreError> {
-        self.read("my_games", self.limit, self.inner.my_games(player))
             .await
     }
     /// Read once, at start-up, before the server serves (nothing waits on it but
@@ -560,5 +531,38 @@ impl NotifyStore for Guarded {
             self.inner.notice_log(player, limit),
         )
         .await
+    }
+}
+
+#[async_trait]
+impl DaysStore for Guarded {
+    async fn save_clocks(
+        &self,
+        game: Uuid,
+        clocks: &str,
+        next_deadline: Option<u64>,
+    ) -> Result<(), StoreError> {
+        self.write("save_clocks", None, || {
+            self.inner.save_clocks(game, clocks, next_deadline)
+        })
+        .await
+    }
+    async fn sleep_game(&self, game: Uuid, seq: u64) -> Result<(), StoreError> {
+        self.write("sleep_game", None, || self.inner.sleep_game(game, seq))
+            .await
+    }
+    async fn wake_game(&self, game: Uuid, up_to: u64) -> Result<bool, StoreError> {
+        self.write("wake_game", Some(retry::brief()), || {
+            self.inner.wake_game(game, up_to)
+        })
+        .await
+    }
+    async fn due_sleepers(&self, by: u64) -> Result<Vec<Uuid>, StoreError> {
+        self.read("due_sleepers", self.limit, self.inner.due_sleepers(by))
+            .await
+    }
+    async fn my_games(&self, player: Uuid) -> Result<Vec<MyGameRow>, StoreError> {
+        self.read("my_games", self.limit, self.inner.my_games(player))
+            .await
     }
 }

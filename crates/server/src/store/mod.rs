@@ -34,6 +34,7 @@ pub use fence::{Fence, NO_EPOCH};
 pub use guarded::Guarded;
 pub use leases::Leases;
 
+pub use days::DaysStore;
 pub use moderation::{ModerationRow, SanctionKind, SanctionRow};
 pub use notify::{ChannelRow, Claimed, NotifyStore, OutboxRow, OutboxStatus};
 pub use options::StoredOptions;
@@ -336,13 +337,13 @@ pub enum Claim {
 }
 
 /// The refusal of a store that keeps no players (the test doubles).
-fn keeps_no_players() -> StoreError {
+pub(super) fn keeps_no_players() -> StoreError {
     StoreError::Unavailable("this store keeps no players".into())
 }
 
 /// The storage interface every room and endpoint goes through.
 #[async_trait]
-pub trait Store: QueueStore + NotifyStore + Send + Sync + 'static {
+pub trait Store: QueueStore + NotifyStore + DaysStore + Send + Sync + 'static {
     /// Records a game at its start.
     async fn create_game(&self, game: &NewGame) -> Result<(), StoreError>;
     /// Appends one action; `(game, seq)` is unique, so a duplicate fails.
@@ -375,44 +376,6 @@ pub trait Store: QueueStore + NotifyStore + Send + Sync + 'static {
     async fn actions(&self, id: Uuid) -> Result<Vec<ActionRecord>, StoreError>;
     /// Whether the database answers.
     async fn health(&self) -> Result<(), StoreError>;
-    /// Keeps each seat's clock of a game over days (JSON) and its earliest
-    /// deadline, an index of what the log says (fenced like the log in a cluster).
-    /// The default keeps none.
-    async fn save_clocks(
-        &self,
-        game: Uuid,
-        clocks: &str,
-        next_deadline: Option<u64>,
-    ) -> Result<(), StoreError> {
-        let _ = (game, clocks, next_deadline);
-        Ok(())
-    }
-    /// Marks a game over days whose room went to sleep after broadcast `seq`
-    /// (protocol 27.5): it is not restored at start-up, and is woken by a request
-    /// or by its deadline. The default keeps no sleeping rooms (refused, so the
-    /// room stays awake).
-    async fn sleep_game(&self, game: Uuid, seq: u64) -> Result<(), StoreError> {
-        let _ = (game, seq);
-        Err(StoreError::Unavailable(
-            "this store keeps no sleeping rooms".into(),
-        ))
-    }
-    /// Wakes a sleeping game: clears its `slept_seq` and reserves its broadcast
-    /// numbers up to `up_to`, in one statement; false if it was not asleep.
-    async fn wake_game(&self, game: Uuid, up_to: u64) -> Result<bool, StoreError> {
-        let _ = (game, up_to);
-        Ok(false)
-    }
-    /// The sleeping games whose earliest deadline is at or before `by` (Unix ms).
-    async fn due_sleepers(&self, by: u64) -> Result<Vec<Uuid>, StoreError> {
-        let _ = by;
-        Ok(Vec::new())
-    }
-    /// The unfinished games `player` has a seat in, the latest started first.
-    async fn my_games(&self, player: Uuid) -> Result<Vec<MyGameRow>, StoreError> {
-        let _ = player;
-        Err(keeps_no_players())
-    }
     /// Keeps (or replaces) a room still gathering players. The default keeps none:
     /// a store without it loses such rooms at a restart.
     async fn save_lobby(&self, lobby: &LobbyRecord) -> Result<(), StoreError> {

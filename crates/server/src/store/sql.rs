@@ -14,8 +14,8 @@ use super::games::{GAME_COLUMNS, corrupt, games_with_players, records, seat_of, 
 use super::group_commit::to_i64;
 use super::{
     ActionRecord, CeremonyKind, CeremonyRow, Claim, Fence, Finish, GameQuery, GameRecord,
-    GameStatus, LeaderRow, LobbyRecord, ModerationRow, MyGameRow, NewGame, PasskeyRow, PlayerRow,
-    PlayerStats, SanctionRow, SessionRow, Store, StoreError, StoredOptions,
+    GameStatus, LeaderRow, LobbyRecord, ModerationRow, NewGame, PasskeyRow, PlayerRow, PlayerStats,
+    SanctionRow, SessionRow, Store, StoreError, StoredOptions,
 };
 
 /// A store backed by a connection pool.
@@ -127,6 +127,11 @@ impl SqlStore {
         })
     }
 
+    /// The leases this instance holds, in a cluster (its writes are fenced by them).
+    pub(super) fn fence(&self) -> Option<&Arc<Fence>> {
+        self.fence.as_ref()
+    }
+
     /// The connection pool (the cluster's own statements use it).
     #[must_use]
     pub fn pool(&self) -> &AnyPool {
@@ -135,7 +140,7 @@ impl SqlStore {
 
     /// The condition, for a statement on games whose `$1` is the room's id, `$owner`
     /// and `$epoch` the fence's: the lease names this instance under that epoch.
-    fn lease_held(owner: usize, epoch: usize) -> String {
+    pub(super) fn lease_held(owner: usize, epoch: usize) -> String {
         format!(
             "EXISTS (SELECT 1 FROM room_leases WHERE room_id = $1 AND owner = ${owner} \
              AND epoch = ${epoch} FOR SHARE)"
@@ -354,46 +359,6 @@ impl Store for SqlStore {
         }
         update.execute(&self.pool).await?;
         Ok(())
-    }
-
-    async fn save_clocks(
-        &self,
-        game: Uuid,
-        clocks: &str,
-        next_deadline: Option<u64>,
-    ) -> Result<(), StoreError> {
-        let fenced = self.fence.as_ref().map_or(String::new(), |_| {
-            format!(" AND {}", SqlStore::lease_held(4, 5))
-        });
-        let sql = format!(
-            "UPDATE games SET clocks = $2, next_deadline = $3 WHERE id = $1 \
-             AND status = 'playing'{fenced}"
-        );
-        let mut update = sqlx::query(&sql)
-            .bind(game.to_string())
-            .bind(clocks.to_owned())
-            .bind(next_deadline.map(to_i64));
-        if let Some(f) = &self.fence {
-            update = update.bind(f.owner().to_owned()).bind(f.epoch(game));
-        }
-        update.execute(&self.pool).await?;
-        Ok(())
-    }
-
-    async fn my_games(&self, player: Uuid) -> Result<Vec<MyGameRow>, StoreError> {
-        self.select_my_games(player).await
-    }
-
-    async fn sleep_game(&self, game: Uuid, seq: u64) -> Result<(), StoreError> {
-        self.mark_asleep(game, seq).await
-    }
-
-    async fn wake_game(&self, game: Uuid, up_to: u64) -> Result<bool, StoreError> {
-        self.mark_awake(game, up_to).await
-    }
-
-    async fn due_sleepers(&self, by: u64) -> Result<Vec<Uuid>, StoreError> {
-        self.select_due_sleepers(by).await
     }
 
     async fn unfinished_games(&self) -> Result<Vec<GameRecord>, StoreError> {

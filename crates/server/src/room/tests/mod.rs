@@ -15,8 +15,8 @@ use super::{Connected, Outbound, RoomContext, RoomHandle};
 use crate::config::Config;
 use crate::metrics::Metrics;
 use crate::store::{
-    ActionRecord, Finish, GameQuery, GameRecord, NewGame, NotifyStore, QueueStore, Store,
-    StoreError,
+    ActionRecord, DaysStore, Finish, GameQuery, GameRecord, NewGame, NotifyStore, QueueStore,
+    Store, StoreError,
 };
 use catan_protocol::{ClientMessage, RoomOptions, ServerMessage};
 
@@ -47,6 +47,7 @@ struct Switchable {
 impl QueueStore for Switchable {}
 /// Keeps no notifications (the defaults refuse every call).
 impl NotifyStore for Switchable {}
+impl DaysStore for Switchable {}
 
 #[async_trait]
 impl Store for Switchable {

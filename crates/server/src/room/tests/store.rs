@@ -16,6 +16,7 @@ struct LosesFirstAnswer {
 impl QueueStore for LosesFirstAnswer {}
 /// Keeps no notifications (the defaults refuse every call).
 impl NotifyStore for LosesFirstAnswer {}
+impl DaysStore for LosesFirstAnswer {}
 
 #[async_trait]
 impl Store for LosesFirstAnswer {
