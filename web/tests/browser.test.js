@@ -338,7 +338,7 @@ for (const name of NAMES) {
     test(`notifications at 390x844 and 1366x768: channels listed, Web Push subscribed with the server's key or its failure explained, a push shown by the service worker, webhook and email added and removed in ${name}`, { timeout: 120000 }, async () => {
       const t0 = Date.now();
       const r = await notifications(browser, base, out);
-      const push = r.push?.real ? `a real subscription (${r.push.endpoint})` : r.push?.skipped ?? `no real subscription (${r.push?.error}; in a private window: ${r.private?.error})`;
+      const push = r.push?.real ? `a real subscription (${r.push.endpoint})` : r.push?.skipped ?? `no real subscription (${r.push?.error}${r.private ? `; in a private window: ${r.private.error}` : ''})`;
       console.log(`# ${name}: notifications in ${((Date.now() - t0) / 1000).toFixed(1)} s (Web Push: ${push}; push shown by the service worker: ${r.shown ? 'yes' : 'not tested'}; email: ${r.smtp ? 'taken' : 'refused, no SMTP'})`);
     });
 
