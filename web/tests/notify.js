@@ -169,15 +169,19 @@ async function webPushOrdinary(browser, base) {
  */
 async function pushShown(tab, base) {
   const cdp = await tab.page.createCDPSession();
-  const registrations = [];
-  cdp.on('ServiceWorker.workerRegistrationUpdated', (e) => registrations.push(...e.registrations));
+  // The registration of the worker that controls this page (other contexts of the
+  // browser have their own at the same scope).
+  const { targetInfo } = await cdp.send('Target.getTargetInfo');
+  const versions = [];
+  cdp.on('ServiceWorker.workerVersionUpdated', (e) => versions.push(...e.versions));
   await cdp.send('ServiceWorker.enable');
+  const ours = () => versions.find((v) => v.scriptURL === `${base}/sw.js` && v.controlledClients?.includes(targetInfo.targetId));
   const end = Date.now() + 10000;
-  while (!registrations.some((r) => r.scopeURL === `${base}/` && !r.isDeleted)) {
-    assert.ok(Date.now() < end, `the service worker's registration (${JSON.stringify(registrations)})`);
+  while (!ours()) {
+    assert.ok(Date.now() < end, `the service worker controlling the page (${JSON.stringify(versions)})`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  const reg = registrations.find((r) => r.scopeURL === `${base}/` && !r.isDeleted);
+  const reg = ours();
   const push = { title: "It's your turn in Catan", body: 'Annie: the move is yours (11 h 59 min left).', url: `${base}/?room=5b1e9a2c` };
   await cdp.send('ServiceWorker.deliverPushMessage', { origin: base, registrationId: reg.registrationId, data: JSON.stringify(push) });
   await cdp.detach();
