@@ -109,6 +109,18 @@ pub struct Metrics {
     notices_lost: Counter,
 }
 
+/// The notices' series exported from the start: each channel kind (as
+/// `catan_notify::ChannelKind::code` names it) with the failure codes it can have
+/// (`catan_notify::SendError::code`; others appear when they happen).
+const NOTICE_SERIES: [(&str, &[&str]); 3] = [
+    ("web_push", &["push_status", "timeout", "network"]),
+    ("email", &["smtp", "timeout", "network"]),
+    (
+        "webhook",
+        &["webhook_status", "bot_rejected", "timeout", "network"],
+    ),
+];
+
 impl Default for Metrics {
     fn default() -> Metrics {
         let m = Metrics {
@@ -127,6 +139,17 @@ impl Default for Metrics {
             notice_failures: Family::default(),
             notices_lost: Counter::default(),
         };
+        // Every channel kind's series from the start, at zero (a rate needs a first
+        // sample; a dashboard's panel needs the family exported before any notice).
+        for (channel, codes) in NOTICE_SERIES {
+            let _ = m.notices_queued.get_or_create(&[("channel", channel)]);
+            let _ = m.notices_sent.get_or_create(&[("channel", channel)]);
+            for code in codes {
+                let _ = m
+                    .notice_failures
+                    .get_or_create(&[("channel", channel), ("code", code)]);
+            }
+        }
         // The registry adds the full stop to each help text, and `_total` to the
         // names of counters.
         let mut r = Registry::default();
