@@ -11,6 +11,71 @@ use catan_protocol::{DaysOptions, MyGames, RoomStatus, ServerMessage};
 use reqwest::Method;
 use serde_json::json;
 
+/// A started room of three people playing over days with an hour a move and no
+/// bank or vacation: its id and the seats.
+async fn hour_a_move(server: &TestServer) -> (uuid::Uuid, Vec<catan_protocol::TakeSeatResponse>) {
+    let created = server
+        .create_room(json!({ "players": 3, "days": { "move_hours": 1, "bank_hours": 0, "bank_cap_hours": 0, "vacation_days": 0 } }))
+        .await;
+    let room = created.room_id;
+    let mut seats = Vec::new();
+    for name in ["ann", "bob", "cyd"] {
+        seats.push(server.take_seat(room, name).await);
+    }
+    server.start_game(room, &created.host_token).await;
+    (room, seats)
+}
+
+/// Moves every stored time of the SQLite database in `dir` two hours back, as if
+/// the server had been down that long (the server is stopped).
+fn two_hours_back(dir: &tempfile::TempDir) {
+    let shifted = std::process::Command::new("sqlite3")
+        .arg(dir.path().join("catan.db"))
+        .arg(
+            "UPDATE games SET started_at = started_at - 7200000, created_at = created_at - 7200000, \
+             next_deadline = next_deadline - 7200000; \
+             UPDATE game_actions SET created_at = created_at - 7200000;",
+        )
+        .status()
+        .expect("sqlite3 runs");
+    assert!(shifted.success());
+}
+
+/// Waits until `c` hears that `seat` (any seat: `None`) timed out once.
+async fn a_time_out(c: &mut catan_e2e::Client, seat: Option<Seat>) {
+    let timed_out = |m: &ServerMessage| {
+        let clocks = match m {
+            ServerMessage::Snapshot(s) => &s.clocks,
+            ServerMessage::Events { clocks, .. } => clocks,
+            _ => return false,
+        };
+        clocks
+            .iter()
+            .any(|k| seat.is_none_or(|s| k.seat == s) && k.time_outs == 1)
+    };
+    tokio::time::timeout(Duration::from_secs(10), c.recv_until(timed_out))
+        .await
+        .expect("the bot made the timed-out move within seconds of the restart");
+}
+
+/// Polls every `every_ms` until the server holds room `id` in memory (`held_now`)
+/// or not; whether it came to that within `tries`.
+async fn until_held(
+    server: &TestServer,
+    id: uuid::Uuid,
+    held_now: bool,
+    tries: u32,
+    every_ms: u64,
+) -> bool {
+    for _ in 0..tries {
+        if held(server, id).await == held_now {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(every_ms)).await;
+    }
+    false
+}
+
 #[tokio::test]
 async fn a_room_over_days_takes_its_preset_and_refuses_a_field_out_of_range_by_name() {
     let server = TestServer::start().await;
@@ -53,15 +118,7 @@ async fn a_deadline_that_passed_while_the_server_was_down_fires_on_restore() {
         .wait_ready(Duration::from_secs(30))
         .await
         .expect("up");
-    let created = server
-        .create_room(json!({ "players": 3, "days": { "move_hours": 1, "bank_hours": 0, "bank_cap_hours": 0, "vacation_days": 0 } }))
-        .await;
-    let room = created.room_id;
-    let mut seats = Vec::new();
-    for name in ["ann", "bob", "cyd"] {
-        seats.push(server.take_seat(room, name).await);
-    }
-    server.start_game(room, &created.host_token).await;
+    let (room, seats) = hour_a_move(&server).await;
     let mut c = server.connect(room, Some(&seats[0].token), None).await;
     let ServerMessage::Snapshot(s) = c
         .recv_until(|m| matches!(m, ServerMessage::Snapshot(s) if s.view.is_some()))
@@ -78,16 +135,7 @@ async fn a_deadline_that_passed_while_the_server_was_down_fires_on_restore() {
 
     // Down for two hours: the stored times are moved back by two hours, as if.
     server.kill();
-    let path = dir.path().join("catan.db");
-    let shifted = std::process::Command::new("sqlite3")
-        .arg(&path)
-        .arg(
-            "UPDATE games SET started_at = started_at - 7200000, created_at = created_at - 7200000; \
-             UPDATE game_actions SET created_at = created_at - 7200000;",
-        )
-        .status()
-        .expect("sqlite3 runs");
-    assert!(shifted.success());
+    two_hours_back(&dir);
     let mut server = TestServer::spawn_process(&db);
     server
         .wait_ready(Duration::from_secs(30))
@@ -96,17 +144,7 @@ async fn a_deadline_that_passed_while_the_server_was_down_fires_on_restore() {
     // Restored at the start, the room finds the move's hour long gone: a bot
     // makes it at once, and the seat's clock counts the time-out.
     let mut c = server.connect(room, Some(&seats[1].token), None).await;
-    let timed_out = |m: &ServerMessage| {
-        let clocks = match m {
-            ServerMessage::Snapshot(s) => &s.clocks,
-            ServerMessage::Events { clocks, .. } => clocks,
-            _ => return false,
-        };
-        clocks.get(mover.index()).is_some_and(|k| k.time_outs == 1)
-    };
-    tokio::time::timeout(Duration::from_secs(10), c.recv_until(timed_out))
-        .await
-        .expect("the bot made the timed-out move within seconds of the restart");
+    a_time_out(&mut c, Some(mover)).await;
 }
 
 /// A player's list of games: a room over days they sit in shows while it gathers,
@@ -251,15 +289,10 @@ async fn a_room_over_days_sleeps_when_nobody_is_there_and_wakes_as_it_was(url: O
     let before = spectator_snapshot(&server, room).await;
     assert!(before.view.is_some() && before.clocks.len() == 3);
     // Nobody is connected now: the room falls asleep after a second.
-    let mut slept = false;
-    for _ in 0..100 {
-        if !held(&server, room).await {
-            slept = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(slept, "the room left memory");
+    assert!(
+        until_held(&server, room, false, 100, 100).await,
+        "the room left memory"
+    );
     // A connection wakes it, exactly as it was.
     let after = spectator_snapshot(&server, room).await;
     assert!(held(&server, room).await, "awake again");
@@ -337,66 +370,29 @@ async fn a_sleeping_games_deadline_fires_after_its_server_is_killed_and_restarte
         .wait_ready(Duration::from_secs(30))
         .await
         .expect("up");
-    let created = server
-        .create_room(json!({ "players": 3, "days": { "move_hours": 1, "bank_hours": 0, "bank_cap_hours": 0, "vacation_days": 0 } }))
-        .await;
-    let room = created.room_id;
-    let mut seats = Vec::new();
-    for name in ["ann", "bob", "cyd"] {
-        seats.push(server.take_seat(room, name).await);
-    }
-    server.start_game(room, &created.host_token).await;
-    let mut slept = false;
-    for _ in 0..100 {
-        if !held(&server, room).await {
-            slept = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(slept, "the room fell asleep");
+    let (room, seats) = hour_a_move(&server).await;
+    assert!(
+        until_held(&server, room, false, 100, 100).await,
+        "the room fell asleep"
+    );
     server.kill();
     // Down for two hours, as if: the move's hour is long gone.
-    let shifted = std::process::Command::new("sqlite3")
-        .arg(dir.path().join("catan.db"))
-        .arg(
-            "UPDATE games SET started_at = started_at - 7200000, created_at = created_at - 7200000, \
-             next_deadline = next_deadline - 7200000; \
-             UPDATE game_actions SET created_at = created_at - 7200000;",
-        )
-        .status()
-        .expect("sqlite3 runs");
-    assert!(shifted.success());
+    two_hours_back(&dir);
     let mut server = TestServer::spawn_process_with(&db, &env);
     server
         .wait_ready(Duration::from_secs(30))
         .await
         .expect("back");
     let ready = std::time::Instant::now();
-    let mut woke = false;
-    for _ in 0..50 {
-        if held(&server, room).await {
-            woke = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(woke, "the deadline woke the room");
+    assert!(
+        until_held(&server, room, true, 50, 50).await,
+        "the deadline woke the room"
+    );
     assert!(
         ready.elapsed() < Duration::from_secs(2),
         "woken {:?} after the start",
         ready.elapsed()
     );
     let mut c = server.connect(room, Some(&seats[0].token), None).await;
-    let timed_out = |m: &ServerMessage| {
-        let clocks = match m {
-            ServerMessage::Snapshot(s) => &s.clocks,
-            ServerMessage::Events { clocks, .. } => clocks,
-            _ => return false,
-        };
-        clocks.iter().any(|k| k.time_outs == 1)
-    };
-    tokio::time::timeout(Duration::from_secs(10), c.recv_until(timed_out))
-        .await
-        .expect("the bot made the timed-out move");
+    a_time_out(&mut c, None).await;
 }
