@@ -10,10 +10,13 @@ use catan_engine::Seat;
 use catan_protocol::{DaysOptions, MyGames, RoomStatus, ServerMessage};
 use reqwest::Method;
 use serde_json::json;
+use sqlx::Connection;
 
 /// A started room of three people playing over days with an hour a move and no
 /// bank or vacation: its id and the seats.
-async fn hour_a_move(server: &TestServer) -> (uuid::Uuid, Vec<catan_protocol::TakeSeatResponse>) {
+pub(crate) async fn hour_a_move(
+    server: &TestServer,
+) -> (uuid::Uuid, Vec<catan_protocol::TakeSeatResponse>) {
     let created = server
         .create_room(json!({ "players": 3, "days": { "move_hours": 1, "bank_hours": 0, "bank_cap_hours": 0, "vacation_days": 0 } }))
         .await;
@@ -26,23 +29,25 @@ async fn hour_a_move(server: &TestServer) -> (uuid::Uuid, Vec<catan_protocol::Ta
     (room, seats)
 }
 
-/// Moves every stored time of the SQLite database in `dir` two hours back, as if
-/// the server had been down that long (the server is stopped).
-fn two_hours_back(dir: &tempfile::TempDir) {
-    let shifted = std::process::Command::new("sqlite3")
-        .arg(dir.path().join("catan.db"))
-        .arg(
-            "UPDATE games SET started_at = started_at - 7200000, created_at = created_at - 7200000, \
-             next_deadline = next_deadline - 7200000; \
-             UPDATE game_actions SET created_at = created_at - 7200000;",
-        )
-        .status()
-        .expect("sqlite3 runs");
-    assert!(shifted.success());
+/// Moves every stored time of the database at `url` two hours back, as if the
+/// server (every instance) had been down that long.
+pub(crate) async fn two_hours_back(url: &str) {
+    sqlx::any::install_default_drivers();
+    let mut conn = sqlx::AnyConnection::connect(url).await.expect("connect");
+    for sql in [
+        "UPDATE games SET started_at = started_at - 7200000, created_at = created_at - 7200000, \
+         next_deadline = next_deadline - 7200000",
+        "UPDATE game_actions SET created_at = created_at - 7200000",
+    ] {
+        sqlx::query(sql)
+            .execute(&mut conn)
+            .await
+            .expect("times moved back");
+    }
 }
 
 /// Waits until `c` hears that `seat` (any seat: `None`) timed out once.
-async fn a_time_out(c: &mut catan_e2e::Client, seat: Option<Seat>) {
+pub(crate) async fn a_time_out(c: &mut catan_e2e::Client, seat: Option<Seat>) {
     let timed_out = |m: &ServerMessage| {
         let clocks = match m {
             ServerMessage::Snapshot(s) => &s.clocks,
@@ -60,7 +65,7 @@ async fn a_time_out(c: &mut catan_e2e::Client, seat: Option<Seat>) {
 
 /// Polls every `every_ms` until the server holds room `id` in memory (`held_now`)
 /// or not; whether it came to that within `tries`.
-async fn until_held(
+pub(crate) async fn until_held(
     server: &TestServer,
     id: uuid::Uuid,
     held_now: bool,
@@ -112,7 +117,7 @@ async fn a_room_over_days_takes_its_preset_and_refuses_a_field_out_of_range_by_n
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deadline_that_passed_while_the_server_was_down_fires_on_restore() {
-    let (db, dir) = catan_e2e::fresh_sqlite_url();
+    let (db, _dir) = catan_e2e::fresh_sqlite_url();
     let mut server = TestServer::spawn_process(&db);
     server
         .wait_ready(Duration::from_secs(30))
@@ -135,7 +140,7 @@ async fn a_deadline_that_passed_while_the_server_was_down_fires_on_restore() {
 
     // Down for two hours: the stored times are moved back by two hours, as if.
     server.kill();
-    two_hours_back(&dir);
+    two_hours_back(&db).await;
     let mut server = TestServer::spawn_process(&db);
     server
         .wait_ready(Duration::from_secs(30))
@@ -241,7 +246,7 @@ async fn my_games_on_postgres() {
 }
 
 /// Whether the server holds room `id` in memory (its administrators' list).
-async fn held(server: &TestServer, id: uuid::Uuid) -> bool {
+pub(crate) async fn held(server: &TestServer, id: uuid::Uuid) -> bool {
     let r = server
         .http
         .get(server.admin_url("/admin/rooms"))
@@ -254,7 +259,10 @@ async fn held(server: &TestServer, id: uuid::Uuid) -> bool {
 }
 
 /// The snapshot a spectator gets on connecting to `room`.
-async fn spectator_snapshot(server: &TestServer, room: uuid::Uuid) -> catan_protocol::Snapshot {
+pub(crate) async fn spectator_snapshot(
+    server: &TestServer,
+    room: uuid::Uuid,
+) -> catan_protocol::Snapshot {
     let mut c = server.connect(room, None, None).await;
     let ServerMessage::Snapshot(s) = c
         .recv_until(|m| matches!(m, ServerMessage::Snapshot(_)))
@@ -265,14 +273,36 @@ async fn spectator_snapshot(server: &TestServer, room: uuid::Uuid) -> catan_prot
     *s
 }
 
+/// Connects seat `token` with `last_seq` and reads up to its `resumed` or its
+/// `snapshot`: whether it resumed, and the chat lines it got again on the way.
+async fn come_back(
+    server: &TestServer,
+    room: uuid::Uuid,
+    token: &str,
+    last_seq: u64,
+) -> (bool, Vec<String>) {
+    let mut c = server.connect(room, Some(token), Some(last_seq)).await;
+    let mut chat = Vec::new();
+    loop {
+        match c.recv().await.expect("an answer") {
+            ServerMessage::Resumed { .. } => return (true, chat),
+            ServerMessage::Snapshot(_) => return (false, chat),
+            ServerMessage::Chat { text, .. } => chat.push(text),
+            _ => {}
+        }
+    }
+}
+
 /// A room over days sleeps once nobody is there (`--sleep-after-secs`), leaving
 /// memory, and a connection wakes it as it was: the same numbers, view, clocks
-/// and deadline; then the game goes on.
-async fn a_room_over_days_sleeps_when_nobody_is_there_and_wakes_as_it_was(url: Option<String>) {
+/// and deadline, and a player who missed the last broadcasts before it slept gets
+/// them on reconnecting (its backlog kept in the store); then the game goes on.
+/// A room put to sleep by the previous version (no backlog kept) wakes all the
+/// same, that player getting a snapshot instead.
+async fn a_room_over_days_sleeps_when_nobody_is_there_and_wakes_as_it_was(url: String) {
+    let db = url.clone();
     let server = TestServer::start_with(move |c| {
-        if let Some(url) = url {
-            c.store.database_url = url.into();
-        }
+        c.store.database_url = url.into();
         c.rooms.sleep_after_secs = 1;
         c.admin_token = Some("admin-secret-for-tests".into());
     })
@@ -286,12 +316,32 @@ async fn a_room_over_days_sleeps_when_nobody_is_there_and_wakes_as_it_was(url: O
         seats.push(server.take_seat(room, name).await);
     }
     server.start_game(room, &created.host_token).await;
-    let before = spectator_snapshot(&server, room).await;
-    assert!(before.view.is_some() && before.clocks.len() == 3);
+    // Ann was there, then bob said something she missed (her app was closed
+    // before it kept the number).
+    let mut ann = server.connect(room, Some(&seats[0].token), None).await;
+    let ServerMessage::Snapshot(s) = ann
+        .recv_until(|m| matches!(m, ServerMessage::Snapshot(_)))
+        .await
+    else {
+        unreachable!()
+    };
+    let ann_seq = s.seq;
+    let mut bob = server.connect(room, Some(&seats[1].token), None).await;
+    bob.send_json(&json!({ "type": "chat", "text": "see you tomorrow" }))
+        .await;
+    bob.recv_until(|m| matches!(m, ServerMessage::Chat { .. }))
+        .await;
+    drop((ann, bob));
     // Nobody is connected now: the room falls asleep after a second.
     assert!(
         until_held(&server, room, false, 100, 100).await,
         "the room left memory"
+    );
+    let before = spectator_snapshot(&server, room).await;
+    assert!(before.view.is_some() && before.clocks.len() == 3);
+    assert!(
+        until_held(&server, room, false, 100, 100).await,
+        "asleep again"
     );
     // A connection wakes it, exactly as it was.
     let after = spectator_snapshot(&server, room).await;
@@ -301,6 +351,19 @@ async fn a_room_over_days_sleeps_when_nobody_is_there_and_wakes_as_it_was(url: O
     assert_eq!(after.clocks, before.clocks);
     assert_eq!(after.deadline, before.deadline);
     assert_eq!(after.room.options, before.room.options);
+    assert!(
+        until_held(&server, room, false, 100, 100).await,
+        "asleep again"
+    );
+    // Ann comes back with the number she had: the room wakes and she gets what
+    // she missed, as from a room that never slept.
+    let (resumed, chat) = come_back(&server, room, &seats[0].token, ann_seq).await;
+    assert!(resumed, "resumed, not a snapshot");
+    assert_eq!(chat, ["see you tomorrow"]);
+    assert!(
+        until_held(&server, room, false, 100, 100).await,
+        "asleep again"
+    );
     // The person whose move it is plays on.
     let mover = before
         .clocks
@@ -341,18 +404,35 @@ async fn a_room_over_days_sleeps_when_nobody_is_there_and_wakes_as_it_was(url: O
         unreachable!()
     };
     assert_eq!(seq, s.seq + 1, "numbered on");
+    drop(c);
+
+    // Asleep once more, as the previous version left a sleeping room: no backlog.
+    assert!(
+        until_held(&server, room, false, 100, 100).await,
+        "asleep again"
+    );
+    sqlx::any::install_default_drivers();
+    let mut conn = sqlx::AnyConnection::connect(&db).await.expect("connect");
+    sqlx::query("UPDATE games SET slept_backlog = NULL")
+        .execute(&mut conn)
+        .await
+        .expect("backlog cleared");
+    let (resumed, _) = come_back(&server, room, &seats[0].token, ann_seq).await;
+    assert!(!resumed, "a snapshot, with no backlog to resume from");
+    assert!(held(&server, room).await, "awake again");
 }
 
 #[tokio::test]
 async fn sleep_and_wake_on_sqlite() {
-    a_room_over_days_sleeps_when_nobody_is_there_and_wakes_as_it_was(None).await;
+    let (url, _dir) = catan_e2e::fresh_sqlite_url();
+    a_room_over_days_sleeps_when_nobody_is_there_and_wakes_as_it_was(url).await;
 }
 
 #[tokio::test]
 async fn sleep_and_wake_on_postgres() {
-    a_room_over_days_sleeps_when_nobody_is_there_and_wakes_as_it_was(Some(
+    a_room_over_days_sleeps_when_nobody_is_there_and_wakes_as_it_was(
         catan_e2e::fresh_postgres_url().await,
-    ))
+    )
     .await;
 }
 
@@ -364,7 +444,7 @@ async fn a_sleeping_games_deadline_fires_after_its_server_is_killed_and_restarte
         ("CATAN_SLEEP_AFTER_SECS", "1"),
         ("CATAN_ADMIN_TOKEN", "admin-secret-for-tests"),
     ];
-    let (db, dir) = catan_e2e::fresh_sqlite_url();
+    let (db, _dir) = catan_e2e::fresh_sqlite_url();
     let mut server = TestServer::spawn_process_with(&db, &env);
     server
         .wait_ready(Duration::from_secs(30))
@@ -377,7 +457,7 @@ async fn a_sleeping_games_deadline_fires_after_its_server_is_killed_and_restarte
     );
     server.kill();
     // Down for two hours, as if: the move's hour is long gone.
-    two_hours_back(&dir);
+    two_hours_back(&db).await;
     let mut server = TestServer::spawn_process_with(&db, &env);
     server
         .wait_ready(Duration::from_secs(30))

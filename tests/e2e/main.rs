@@ -8,6 +8,7 @@ mod browser;
 mod catan_bot;
 mod cli;
 mod cluster;
+mod cluster_days;
 mod cluster_peers;
 mod cluster_queue;
 mod conformance;

@@ -3,7 +3,8 @@
 //!
 //! Fills a fresh database (SQLite by default, or `--database URL`) through the
 //! store with `--games` games of four over days (default 100,000), each started
-//! with its first `--actions` random legal actions (default 40) and asleep; starts
+//! with its first `--actions` random legal actions (default 40) and asleep with
+//! their events as its reconnect backlog; starts
 //! the release server on it; reads its resident memory; then wakes `--wakes` of the
 //! games (default 300, chosen at random) one after the other by `GET
 //! /api/rooms/{id}`, timing each call from the client, and reads the memory again.
@@ -98,8 +99,13 @@ async fn one_game(store: &SqlStore, i: usize, actions: usize) -> Uuid {
     store.create_game(&game).await.expect("create");
     let mut g = Game::new(options.game, seed).expect("game");
     let mut random = RandomPlayer::new(seed);
+    // The reconnect backlog the room keeps while it sleeps: each action's events
+    // (the store's form of it, as `Outbox::to_keep` writes it).
+    let mut backlog = Vec::new();
     for n in 0..actions {
-        let (seat, action) = random.step(&mut g, &mut Vec::new()).expect("a step");
+        let mut events = Vec::new();
+        let (seat, action) = random.step(&mut g, &mut events).expect("a step");
+        backlog.push(serde_json::json!([n + 1, { "events": events }]));
         let record = ActionRecord {
             seq: n as u64,
             room_seq: n as u64 + 1,
@@ -110,8 +116,12 @@ async fn one_game(store: &SqlStore, i: usize, actions: usize) -> Uuid {
         };
         store.append_action(id, &record).await.expect("append");
     }
+    let seq = actions as u64 + 4;
+    let backlog = serde_json::json!({
+        "seq": seq, "game_seq": actions, "backlog": backlog, "chat": []
+    });
     store
-        .sleep_game(id, actions as u64 + 4)
+        .sleep_game(id, seq, &backlog.to_string())
         .await
         .expect("asleep");
     id

@@ -159,11 +159,11 @@ impl Config {
         )
     }
 
-    /// Whether games over days sleep (`--sleep-after-secs`; a single instance's
-    /// rooms only: a cluster's live with their instance).
+    /// Whether games over days sleep (`--sleep-after-secs`; in a cluster too: a
+    /// sleeping room's lease goes, and whichever instance wakes it claims it).
     #[must_use]
     pub fn rooms_sleep(&self) -> bool {
-        self.cluster.cluster_address.is_none() && self.rooms.sleep_after_secs > 0
+        self.rooms.sleep_after_secs > 0
     }
 
     /// What a room reads of the configuration, and nothing else.

@@ -405,9 +405,6 @@ pub async fn serve(
                 games,
                 lobbies, "unfinished games and rooms gathering players restored"
             );
-            if state.config.rooms_sleep() {
-                tokio::spawn(days::wake::run(state.restorer(), state.shutdown.clone()));
-            }
         }
         // Several: the games are claimed, a share each, as their leases expire.
         Some(c) => {
@@ -419,6 +416,11 @@ pub async fn serve(
                 state.shutdown.clone(),
             ));
         }
+    }
+    // Sleeping games whose deadline comes are woken (in a cluster by whichever
+    // instance claims them first).
+    if state.config.rooms_sleep() {
+        tokio::spawn(days::wake::run(state.restorer(), state.shutdown.clone()));
     }
     if state.client_addresses.header_without_proxies() {
         warn!(

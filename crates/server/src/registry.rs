@@ -46,6 +46,13 @@ impl Rooms {
         self.waking.lock(id).await
     }
 
+    /// Whether room `id` is falling asleep or being woken (its lock held or
+    /// waited for): a cluster instance keeps its lease meanwhile.
+    #[must_use]
+    pub fn waking(&self, id: Uuid) -> bool {
+        self.waking.busy(id)
+    }
+
     /// Creates a room, unless the server already holds `max_rooms` or has begun to
     /// shut down (a call whose head arrived before the shutdown and whose body after
     /// it reaches here past the handler's own check).

@@ -59,7 +59,7 @@ impl Restorer {
         let mut games = 0;
         for record in self.store.unfinished_games().await? {
             let actions = self.store.actions(record.game.id).await?;
-            if self.bring_back(record, &actions, Deadlines::Restart) {
+            if self.bring_back(record, &actions, Deadlines::Restart, None) {
                 games += 1;
             }
         }
@@ -87,17 +87,19 @@ impl Restorer {
             return Ok(Claimed::NotPlaying);
         }
         let actions = self.store.actions(id).await?;
-        Ok(if self.bring_back(record, &actions, Deadlines::Continue) {
-            Claimed::Restored
-        } else {
-            Claimed::Broken
-        })
+        Ok(
+            if self.bring_back(record, &actions, Deadlines::Continue, None) {
+                Claimed::Restored
+            } else {
+                Claimed::Broken
+            },
+        )
     }
 
     /// Wakes game `id` if its room sleeps (protocol 27.5): the store notes it awake
     /// (its broadcast numbers reserved past where it stopped) and the room comes
-    /// back with its clocks where the log puts them, numbering on from its last
-    /// broadcast. The room, or nothing when no room of that id sleeps (it is
+    /// back with its clocks where the log puts them and the reconnect backlog it
+    /// kept, numbering on from its last broadcast. The room, or nothing when no room of that id sleeps (it is
     /// unknown, over, or already awake elsewhere in this server: then it is in
     /// `rooms`, which the caller looks up again).
     ///
@@ -120,11 +122,12 @@ impl Restorer {
             return Ok(None);
         }
         let actions = self.store.actions(id).await?;
+        let backlog = self.store.slept_backlog(id).await?;
         let up_to = slept + crate::room::SEQ_BLOCK;
         if !self.store.wake_game(id, up_to).await? {
             return Ok(None);
         }
-        if !self.bring_back(record, &actions, Deadlines::Continue) {
+        if !self.bring_back(record, &actions, Deadlines::Continue, backlog.as_deref()) {
             return Ok(None);
         }
         info!(room = %id, seq = slept, "woke a sleeping room");
@@ -151,16 +154,18 @@ impl Restorer {
         Ok(woken)
     }
 
-    /// The one restore: the game replayed into a room (its bots reseated), the room
-    /// registered. False when the log does not replay (logged).
+    /// The one restore: the game replayed into a room (its bots reseated, the
+    /// backlog of a room that slept taken back), the room registered. False when
+    /// the log does not replay (logged).
     fn bring_back(
         &self,
         record: GameRecord,
         actions: &[ActionRecord],
         deadlines: Deadlines,
+        backlog: Option<&str>,
     ) -> bool {
         let id = record.game.id;
-        match RoomHandle::restore(self.ctx.clone(), record, actions, deadlines) {
+        match RoomHandle::restore(self.ctx.clone(), record, actions, deadlines, backlog) {
             Ok(handle) => {
                 self.rooms.insert(handle);
                 info!(room = %id, actions = actions.len(), ?deadlines, "restored game");

@@ -234,9 +234,10 @@ pub async fn run(
             () = shutdown.cancelled() => return,
         }
         // A room closed here (before its start, say) is let go: its lease expires.
+        // One being woken here is not in the registry yet, but its lease is held.
         let mut held = cluster.fence.held();
         held.retain(|room, _| {
-            let open = rooms.get(*room).is_ok();
+            let open = rooms.get(*room).is_ok() || rooms.waking(*room);
             if !open {
                 cluster.fence.release(*room);
             }

@@ -52,8 +52,8 @@ pub struct RoomConfig {
     /// Seconds a game over days may go without a person or spectator connected and
     /// without any request before its room sleeps: unloaded from memory (the store
     /// holds it all) and woken by the next call, connection or deadline; only when
-    /// no move is due within the next 10 minutes. 0 keeps every room awake. A
-    /// cluster keeps its rooms awake (they live with their instance).
+    /// no move is due within the next 10 minutes. 0 keeps every room awake. In a
+    /// cluster a sleeping room has no owner; the instance that wakes it claims it.
     #[arg(long, env = "CATAN_SLEEP_AFTER_SECS", default_value_t = 300)]
     pub sleep_after_secs: u64,
 }
@@ -85,6 +85,6 @@ pub struct RoomSettings {
     /// instance), so that they survive a restart; in a cluster they live with the
     /// instance that made them.
     pub keep_lobbies: bool,
-    /// Whether games over days sleep (`--sleep-after-secs`): a single instance's.
+    /// Whether games over days sleep (`--sleep-after-secs`).
     pub sleeps: bool,
 }

@@ -331,7 +331,8 @@ impl RoomHandle {
     }
 
     /// Brings back a stored, unfinished game as a running room, its bots reseated,
-    /// its timers started again as `deadlines` says.
+    /// its timers started again as `deadlines` says, and with `backlog` when it
+    /// wakes from sleep ([`crate::store::DaysStore::slept_backlog`]).
     ///
     /// # Errors
     /// [`RestoreError`]: the stored log does not replay.
@@ -340,6 +341,7 @@ impl RoomHandle {
         record: GameRecord,
         actions: &[ActionRecord],
         deadlines: Deadlines,
+        backlog: Option<&str>,
     ) -> Result<RoomHandle, RestoreError> {
         let (handle, rx) = RoomHandle::new(
             record.game.id,
@@ -348,7 +350,8 @@ impl RoomHandle {
         );
         let tasks = ctx.tasks.clone();
         let runner = ctx.bots.clone();
-        let (task, bots) = RoomTask::restore(record, actions, ctx, rx, handle.clone(), deadlines)?;
+        let (task, bots) =
+            RoomTask::restore(record, actions, ctx, rx, handle.clone(), deadlines, backlog)?;
         tasks.spawn(task.run());
         for (token, kind) in bots {
             runner.seat(handle.clone(), token, kind);

@@ -127,9 +127,10 @@ impl RoomTask {
         }
     }
 
-    /// Rebuilds a room from its stored game (see [`Room::restore`]); returns the bots'
-    /// fresh tokens, for the caller to start them. A result the log implies but the
-    /// store lacks is written in the background.
+    /// Rebuilds a room from its stored game (see [`Room::restore`]), with the
+    /// reconnect backlog it kept while it slept, if any; returns the bots' fresh
+    /// tokens, for the caller to start them. A result the log implies but the store
+    /// lacks is written in the background.
     ///
     /// # Errors
     /// A description of the first action the engine refuses (a corrupt log).
@@ -140,8 +141,9 @@ impl RoomTask {
         rx: mpsc::Receiver<Command>,
         handle: RoomHandle,
         deadlines: super::Deadlines,
+        backlog: Option<&str>,
     ) -> Result<(RoomTask, Vec<(String, BotKind)>), RestoreError> {
-        let restored = Room::restore(
+        let mut restored = Room::restore(
             record,
             actions,
             ctx.settings.clone(),
@@ -149,6 +151,11 @@ impl RoomTask {
             Now::real(),
             deadlines,
         )?;
+        if let Some(json) = backlog
+            && !restored.room.resume_backlog(json)
+        {
+            warn!(room = %restored.room.id(), "the backlog kept while the room slept does not fit; reconnects from before get a snapshot");
+        }
         if let Some(finish) = restored.finish {
             info!(room = %restored.room.id(), winner = ?finish.winner.map(|w| w.0), "restored a finished game; storing its result");
             ctx.tasks.spawn(store_finish(

@@ -30,6 +30,12 @@ impl WakeLocks {
             guard: Some(lock.lock_owned().await),
         }
     }
+
+    /// Whether someone holds or waits for room `id`'s lock: it is falling asleep
+    /// or being woken.
+    pub fn busy(&self, id: Uuid) -> bool {
+        self.locks.lock().expect("wake locks").contains_key(&id)
+    }
 }
 
 /// Held while a room goes to sleep or is woken ([`WakeLocks::lock`]); the lock is

@@ -1,6 +1,6 @@
 //! Games over days in the store (migration 0013): a player's unfinished games with
 //! the seats' clocks their rooms last kept, read in one statement; rooms that
-//! sleep (`slept_seq`) and those whose deadline comes (`next_deadline`).
+//! sleep (`slept_seq`, `slept_backlog`: migrations 0013, 0015) and those whose deadline comes (`next_deadline`).
 
 use std::collections::HashMap;
 
@@ -32,17 +32,25 @@ pub trait DaysStore {
         Ok(())
     }
     /// Marks a game over days whose room went to sleep after broadcast `seq`
-    /// (protocol 27.5): it is not restored at start-up, and is woken by a request
-    /// or by its deadline. The default keeps no sleeping rooms (refused, so the
-    /// room stays awake).
-    async fn sleep_game(&self, game: Uuid, seq: u64) -> Result<(), StoreError> {
-        let _ = (game, seq);
+    /// (protocol 27.5), keeping its reconnect backlog (`backlog`, JSON; hidden
+    /// information, like the log): it is not restored at start-up, and is woken by
+    /// a request or by its deadline. The default keeps no sleeping rooms (refused,
+    /// so the room stays awake).
+    async fn sleep_game(&self, game: Uuid, seq: u64, backlog: &str) -> Result<(), StoreError> {
+        let _ = (game, seq, backlog);
         Err(StoreError::Unavailable(
             "this store keeps no sleeping rooms".into(),
         ))
     }
-    /// Wakes a sleeping game: clears its `slept_seq` and reserves its broadcast
-    /// numbers up to `up_to`, in one statement; false if it was not asleep.
+    /// The reconnect backlog a sleeping game's room left ([`DaysStore::sleep_game`]);
+    /// none for a game not asleep, or put to sleep by a version that kept none.
+    async fn slept_backlog(&self, game: Uuid) -> Result<Option<String>, StoreError> {
+        let _ = game;
+        Ok(None)
+    }
+    /// Wakes a sleeping game: clears its `slept_seq` and its backlog and reserves
+    /// its broadcast numbers up to `up_to`, in one statement; false if it was not
+    /// asleep.
     async fn wake_game(&self, game: Uuid, up_to: u64) -> Result<bool, StoreError> {
         let _ = (game, up_to);
         Ok(false)
@@ -89,8 +97,20 @@ impl DaysStore for SqlStore {
         self.select_my_games(player).await
     }
 
-    async fn sleep_game(&self, game: Uuid, seq: u64) -> Result<(), StoreError> {
-        self.mark_asleep(game, seq).await
+    async fn sleep_game(&self, game: Uuid, seq: u64, backlog: &str) -> Result<(), StoreError> {
+        self.mark_asleep(game, seq, backlog).await
+    }
+
+    async fn slept_backlog(&self, game: Uuid) -> Result<Option<String>, StoreError> {
+        let row =
+            sqlx::query("SELECT slept_backlog FROM games WHERE id = $1 AND slept_seq IS NOT NULL")
+                .bind(game.to_string())
+                .fetch_optional(self.pool())
+                .await?;
+        Ok(row
+            .map(|r| r.try_get("slept_backlog"))
+            .transpose()?
+            .flatten())
     }
 
     async fn wake_game(&self, game: Uuid, up_to: u64) -> Result<bool, StoreError> {
@@ -127,33 +147,97 @@ impl SqlStore {
             .collect())
     }
 
-    /// Marks `game` asleep after broadcast `seq` (a single instance's store: no
-    /// fence).
-    pub(super) async fn mark_asleep(&self, game: Uuid, seq: u64) -> Result<(), StoreError> {
-        let done =
-            sqlx::query("UPDATE games SET slept_seq = $2 WHERE id = $1 AND status = 'playing'")
-                .bind(game.to_string())
-                .bind(to_i64(seq))
-                .execute(self.pool())
-                .await?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::NotFound(format!("game {game} being played")));
+    /// Marks `game` asleep after broadcast `seq`, with its backlog. In a cluster
+    /// only under this instance's lease, which then goes: nobody owns a sleeping
+    /// room (expired, it is not claimed: [`super::Leases::claim`] passes sleeping
+    /// games by), and whichever instance wakes it claims it ([`Self::mark_awake`]).
+    pub(super) async fn mark_asleep(
+        &self,
+        game: Uuid,
+        seq: u64,
+        backlog: &str,
+    ) -> Result<(), StoreError> {
+        let fenced = self.fence().map_or(String::new(), |_| {
+            format!(" AND {}", SqlStore::lease_held(4, 5))
+        });
+        let sql = format!(
+            "UPDATE games SET slept_seq = $2, slept_backlog = $3 \
+             WHERE id = $1 AND status = 'playing'{fenced}"
+        );
+        let mut tx = self.pool().begin().await?;
+        let mut update = sqlx::query(&sql)
+            .bind(game.to_string())
+            .bind(to_i64(seq))
+            .bind(backlog.to_owned());
+        if let Some(f) = self.fence() {
+            update = update.bind(f.owner().to_owned()).bind(f.epoch(game));
+        }
+        if update.execute(&mut *tx).await?.rows_affected() == 0 {
+            return Err(StoreError::NotFound(format!(
+                "game {game} being played here"
+            )));
+        }
+        if let Some(f) = self.fence() {
+            sqlx::query(
+                "UPDATE room_leases SET expires_at = 0 \
+                 WHERE room_id = $1 AND owner = $2 AND epoch = $3",
+            )
+            .bind(game.to_string())
+            .bind(f.owner().to_owned())
+            .bind(f.epoch(game))
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        if let Some(f) = self.fence() {
+            f.release(game);
         }
         Ok(())
     }
 
     /// Wakes `game`: no longer asleep, its broadcast numbers reserved up to `up_to`;
-    /// false if it was not asleep.
+    /// false if it was not asleep. In a cluster this instance claims its lease in
+    /// the same transaction (a new epoch, held from then on); false as well when
+    /// another instance holds it (it woke the room first).
     pub(super) async fn mark_awake(&self, game: Uuid, up_to: u64) -> Result<bool, StoreError> {
+        let mut tx = self.pool().begin().await?;
+        let mut epoch = None;
+        if let Some(f) = self.fence() {
+            let now = crate::room::now_ms();
+            let claimed = sqlx::query(
+                "INSERT INTO room_leases (room_id, owner, epoch, expires_at) \
+                 VALUES ($1, $2, 1, $3) ON CONFLICT (room_id) DO UPDATE \
+                 SET owner = EXCLUDED.owner, epoch = room_leases.epoch + 1, \
+                 expires_at = EXCLUDED.expires_at WHERE room_leases.expires_at < $4 \
+                 RETURNING epoch",
+            )
+            .bind(game.to_string())
+            .bind(f.owner().to_owned())
+            .bind(f.expiry(now))
+            .bind(to_i64(now))
+            .fetch_optional(&mut *tx)
+            .await?;
+            let Some(row) = claimed else {
+                return Ok(false);
+            };
+            epoch = Some(row.try_get::<i64, _>("epoch")?);
+        }
         let done = sqlx::query(
-            "UPDATE games SET slept_seq = NULL, seq_reserved = $2 \
+            "UPDATE games SET slept_seq = NULL, slept_backlog = NULL, seq_reserved = $2 \
              WHERE id = $1 AND slept_seq IS NOT NULL",
         )
         .bind(game.to_string())
         .bind(to_i64(up_to))
-        .execute(self.pool())
+        .execute(&mut *tx)
         .await?;
-        Ok(done.rows_affected() == 1)
+        if done.rows_affected() != 1 {
+            return Ok(false);
+        }
+        tx.commit().await?;
+        if let (Some(f), Some(epoch)) = (self.fence(), epoch) {
+            f.hold(game, epoch);
+        }
+        Ok(true)
     }
 
     /// The sleeping games whose earliest deadline is at or before `by`.

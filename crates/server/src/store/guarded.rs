@@ -547,15 +547,21 @@ impl DaysStore for Guarded {
         })
         .await
     }
-    async fn sleep_game(&self, game: Uuid, seq: u64) -> Result<(), StoreError> {
-        self.write("sleep_game", None, || self.inner.sleep_game(game, seq))
-            .await
+    async fn sleep_game(&self, game: Uuid, seq: u64, backlog: &str) -> Result<(), StoreError> {
+        self.write("sleep_game", None, || {
+            self.inner.sleep_game(game, seq, backlog)
+        })
+        .await
     }
     async fn wake_game(&self, game: Uuid, up_to: u64) -> Result<bool, StoreError> {
         self.write("wake_game", Some(retry::brief()), || {
             self.inner.wake_game(game, up_to)
         })
         .await
+    }
+    async fn slept_backlog(&self, game: Uuid) -> Result<Option<String>, StoreError> {
+        self.read("slept_backlog", self.limit, self.inner.slept_backlog(game))
+            .await
     }
     async fn due_sleepers(&self, by: u64) -> Result<Vec<Uuid>, StoreError> {
         self.read("due_sleepers", self.limit, self.inner.due_sleepers(by))

@@ -191,8 +191,9 @@ impl Leases {
         rows.iter().map(room_id).collect()
     }
 
-    /// Claims this instance's share of the expired leases of games being played:
-    /// their number divided by the live instances, rounded up. Each claim raises the
+    /// Claims this instance's share of the expired leases of games being played
+    /// (not of sleeping ones: whoever wakes one claims it, protocol 27.5): their
+    /// number divided by the live instances, rounded up. Each claim raises the
     /// epoch, so that the previous owner's writes are refused from now on. Leases of
     /// rooms with no game being played go a lease after they expired.
     ///
@@ -209,7 +210,7 @@ impl Leases {
         .await?;
         let expired: i64 = sqlx::query(
             "SELECT COUNT(*) AS n FROM room_leases l JOIN games g ON g.id = l.room_id \
-             WHERE l.expires_at < $1 AND g.status = 'playing'",
+             WHERE l.expires_at < $1 AND g.status = 'playing' AND g.slept_seq IS NULL",
         )
         .bind(now)
         .fetch_one(&self.pool)
@@ -230,7 +231,7 @@ impl Leases {
             "UPDATE room_leases SET owner = $1, epoch = epoch + 1, expires_at = $2 \
              WHERE room_id IN (SELECT l.room_id FROM room_leases l \
              JOIN games g ON g.id = l.room_id \
-             WHERE l.expires_at < $3 AND g.status = 'playing' \
+             WHERE l.expires_at < $3 AND g.status = 'playing' AND g.slept_seq IS NULL \
              ORDER BY l.expires_at LIMIT $4 FOR UPDATE OF l SKIP LOCKED) \
              RETURNING room_id, epoch",
         )

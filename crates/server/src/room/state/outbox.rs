@@ -33,11 +33,13 @@ pub(crate) enum Out {
     },
 }
 
-/// A message kept for reconnects, unredacted.
-#[derive(Debug, Clone)]
+/// A message kept for reconnects, unredacted. Serialized only into the store's
+/// copy of a sleeping room's backlog ([`Outbox::to_keep`]), never onto the wire.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub(super) enum Logged {
     /// Game events of one action, redacted per seat on the way out.
-    Events(Arc<[Event]>),
+    Events(#[serde(with = "shared_events")] Arc<[Event]>),
     /// A message that is the same for everyone (chat, presence, room changes).
     Public(Box<ServerMessage>),
     /// A chat older than the last [`CHAT_KEPT`]: replayed without its text, so that
@@ -48,6 +50,22 @@ pub(super) enum Logged {
         /// The speaker's name.
         name: String,
     },
+}
+
+/// [`Logged::Events`] in the store's copy of a backlog: a list of events.
+mod shared_events {
+    use std::sync::Arc;
+
+    use catan_engine::Event;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(events: &Arc<[Event]>, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(events.iter())
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<[Event]>, D::Error> {
+        Vec::<Event>::deserialize(d).map(Into::into)
+    }
 }
 
 /// Chats whose text the backlog keeps for reconnects, apart from the
@@ -125,6 +143,22 @@ fn to_text(msg: &ServerMessage) -> Utf8Bytes {
     Utf8Bytes::from(serde_json::to_string(msg).expect("server messages serialize"))
 }
 
+/// What a sleeping room's outbox leaves in the store (protocol 27.5), so that its
+/// woken room resumes a reconnect from the same backlog: the numbers, the backlog
+/// unredacted and the chat kept for `history`. A storage form of this version:
+/// one that does not read back is dropped (the reconnect then gets a snapshot).
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct Kept {
+    /// [`Outbox::seq`].
+    seq: u64,
+    /// [`Outbox::game_seq`].
+    game_seq: u64,
+    /// [`Outbox::backlog`].
+    backlog: VecDeque<(u64, Logged)>,
+    /// [`Outbox::chat_kept`].
+    chat: VecDeque<HistoryChat>,
+}
+
 /// The room's outgoing messages: their numbers, the backlog kept for reconnects, the
 /// chat kept for `history`, and what waits for the task to deliver.
 #[derive(Debug)]
@@ -157,6 +191,37 @@ impl Outbox {
             bound: bound.max(1),
             chat_kept: VecDeque::new(),
             pending: Vec::new(),
+        }
+    }
+
+    /// The backlog and the chat kept, as JSON for the store while the room sleeps
+    /// (protocol 27.5). Holds hidden information (events unredacted): it goes to
+    /// the store, as the log does, and nowhere else.
+    pub(super) fn to_keep(&self) -> String {
+        let kept = Kept {
+            seq: self.seq,
+            game_seq: self.game_seq,
+            backlog: self.backlog.clone(),
+            chat: self.chat_kept.clone(),
+        };
+        serde_json::to_string(&kept).expect("the backlog serializes")
+    }
+
+    /// Takes back what [`Outbox::to_keep`] left, when it was kept at this very
+    /// broadcast (the room numbers on from the same `seq`); false, and nothing
+    /// changed, when it does not read back or was kept at another number.
+    pub(super) fn resume(&mut self, json: &str) -> bool {
+        match serde_json::from_str::<Kept>(json) {
+            Ok(kept)
+                if kept.seq == self.seq
+                    && kept.backlog.back().is_none_or(|(s, _)| *s <= kept.seq) =>
+            {
+                self.game_seq = kept.game_seq;
+                self.backlog = kept.backlog;
+                self.chat_kept = kept.chat;
+                true
+            }
+            _ => false,
         }
     }
 
@@ -344,6 +409,19 @@ impl Outbox {
 }
 
 impl Room {
+    /// The reconnect backlog as the store keeps it while the room sleeps
+    /// (protocol 27.5; `Store::sleep_game`).
+    pub(crate) fn backlog_to_keep(&self) -> String {
+        self.outbox.to_keep()
+    }
+
+    /// Takes back the backlog the room left when it fell asleep, so that a
+    /// reconnect resumes from it as if it had never slept; false, and nothing
+    /// changed, when it does not fit (kept at another broadcast, or unreadable).
+    pub(crate) fn resume_backlog(&mut self, json: &str) -> bool {
+        self.outbox.resume(json)
+    }
+
     /// Queues `msg` for one connection.
     pub(super) fn send_to(&mut self, conn: ConnId, msg: &ServerMessage) {
         if let Some(meta) = self.conns.get(conn) {

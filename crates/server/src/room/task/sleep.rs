@@ -10,9 +10,9 @@ use catan_protocol::{CloseCode, ClosingReason};
 impl RoomTask {
     /// Puts a game over days with nobody there to sleep (protocol 27.5): the room
     /// leaves the registry (under its wake lock, so nobody wakes it meanwhile), its
-    /// clocks are written, the store notes the number of its last broadcast, its
-    /// bots' connections close and the task ends; the next request, connection or
-    /// deadline wakes it from the store. A command that came meanwhile, or a store
+    /// clocks are written, the store notes the number of its last broadcast and
+    /// keeps its reconnect backlog, its bots' connections close and the task ends;
+    /// the next request, connection or deadline wakes it from the store. A command that came meanwhile, or a store
     /// that refuses, keeps it awake (and tries again after `--sleep-after-secs`).
     pub(super) async fn go_to_sleep(&mut self) {
         let Some(rooms) = self.ctx.rooms.upgrade() else {
@@ -35,7 +35,8 @@ impl RoomTask {
         }
         self.clocks.written().await;
         let seq = self.room.seq();
-        if let Err(e) = self.ctx.store.sleep_game(id, seq).await {
+        let backlog = self.room.backlog_to_keep();
+        if let Err(e) = self.ctx.store.sleep_game(id, seq, &backlog).await {
             warn!(error = %e, "could not put the room to sleep; it stays awake");
             stay(self, rooms.as_ref());
             return;

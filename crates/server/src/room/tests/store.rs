@@ -167,8 +167,14 @@ async fn after_a_restart_no_sequence_number_is_used_twice() {
         seq_reserved: Some(reserved),
         slept_seq: None,
     };
-    let room = RoomHandle::restore(context(store.clone()), record, &stored, Deadlines::Restart)
-        .expect("restores");
+    let room = RoomHandle::restore(
+        context(store.clone()),
+        record,
+        &stored,
+        Deadlines::Restart,
+        None,
+    )
+    .expect("restores");
     let mut others = Vec::new();
     for i in [mover, 3 - mover - watcher] {
         let c = room

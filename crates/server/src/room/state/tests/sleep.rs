@@ -1,7 +1,8 @@
 //! A room over days that slept and woke is the room that never slept (protocol
-//! 27.5): everyone leaves, the room is brought back from its stored start, its log
-//! and the number of its last broadcast, everyone comes back with the number they
-//! last had, and from then on every seat receives exactly what the room that never
+//! 27.5): everyone leaves, the room is brought back from its stored start, its log,
+//! the number of its last broadcast and the backlog it kept, everyone comes back
+//! with the number they last had (some of them behind: they get what they missed,
+//! as from the room that never slept), and from then on every seat receives exactly what the room that never
 //! slept sends, message for message: the same `seq`, views, legal actions, clocks
 //! and deadlines.
 
@@ -46,6 +47,7 @@ fn a_room_that_slept_and_woke_sends_what_the_room_that_never_slept_sends() {
     }
     drain(&mut awake);
     let slept_at = awake.seq();
+    let kept = awake.backlog_to_keep();
     let record = crate::store::GameRecord {
         players: new.players.clone(),
         game: new,
@@ -65,13 +67,20 @@ fn a_room_that_slept_and_woke_sends_what_the_room_that_never_slept_sends() {
     .expect("the log replays")
     .room;
     assert_eq!(woken.seq(), slept_at, "numbered on from where it slept");
+    assert!(
+        woken.resume_backlog(&kept),
+        "the backlog kept at sleep fits"
+    );
 
-    // Everyone comes back to both, with the number they last had.
+    // Everyone comes back to both, each with the number they last had: one was
+    // there to the end, the others missed the last 1, 25 and 100 broadcasts.
+    let missed = [0, 1, 25, 100];
     let back = |r: &mut Room| -> Vec<ConnId> {
         seats
             .iter()
-            .map(|(token, _)| {
-                r.connect(Some(token), Some(slept_at), Wire::Text)
+            .zip(missed)
+            .map(|((token, _), m)| {
+                r.connect(Some(token), Some(slept_at - m), Wire::Text)
                     .expect("the token still works")
                     .0
             })
@@ -79,11 +88,25 @@ fn a_room_that_slept_and_woke_sends_what_the_room_that_never_slept_sends() {
     };
     let (a, b) = (back(&mut awake), back(&mut woken));
     let (first_a, first_b) = (per_seat(&mut awake, &a), per_seat(&mut woken, &b));
-    for msgs in &first_b {
+    for (msgs, m) in first_b.iter().zip(missed) {
         assert!(
             msgs.iter()
                 .any(|m| matches!(m, ServerMessage::Resumed { seq, .. } if *seq > slept_at)),
             "a seat resumes where it was: {msgs:?}"
+        );
+        assert!(
+            !msgs.iter().any(|m| matches!(m, ServerMessage::Snapshot(_))),
+            "no snapshot: {msgs:?}"
+        );
+        let replayed = msgs
+            .iter()
+            .filter_map(ServerMessage::seq)
+            .filter(|s| *s <= slept_at)
+            .count();
+        assert_eq!(
+            replayed,
+            usize::try_from(m).unwrap(),
+            "the {m} missed broadcasts again"
         );
     }
     assert_eq!(first_a, first_b, "the reconnects");
@@ -107,4 +130,32 @@ fn a_room_that_slept_and_woke_sends_what_the_room_that_never_slept_sends() {
             "action {i} after waking"
         );
     }
+}
+
+#[test]
+fn a_backlog_kept_at_another_broadcast_or_unreadable_is_left_out() {
+    let days = catan_protocol::DaysOptions::preset(24);
+    let (mut room, _seats) = full_room(options(3, |o| o.days = Some(days)));
+    let pending = room
+        .prepare_start(HOST, 11, "salt".into())
+        .expect("startable");
+    room.start(pending);
+    let kept = room.backlog_to_keep();
+    let seq = room.seq();
+    room.broadcast_public(|seq| ServerMessage::Chat {
+        seq,
+        seat: None,
+        name: "x".into(),
+        text: "later".into(),
+    });
+    let kept_after = room.backlog_to_keep();
+    assert!(
+        !room.resume_backlog(&kept),
+        "kept at {seq}, the room is at {}",
+        room.seq()
+    );
+    assert!(!room.resume_backlog("{not json"));
+    assert!(!room.resume_backlog(r#"{"seq":1}"#));
+    assert_eq!(room.backlog_to_keep(), kept_after, "nothing changed");
+    assert!(room.resume_backlog(&kept_after));
 }
