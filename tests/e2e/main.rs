@@ -27,6 +27,7 @@ mod lobby;
 mod lobby_restart;
 mod moderation;
 mod notify;
+mod notify_claims;
 mod passkeys;
 mod persistence;
 mod players;
