@@ -48,8 +48,10 @@ pub enum WebhookFormat {
     DingTalk,
 }
 
-/// Where a channel's notices go.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// Where a channel's notices go. Its `Debug` leaves the secrets out (a push
+/// subscription's keys and endpoint path, an address, a webhook's URL path and
+/// secret), so that a log line never carries them.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum NotifyTarget {
     /// A browser's push subscription (`PushSubscription.toJSON()`'s fields).
@@ -77,6 +79,30 @@ pub enum NotifyTarget {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         secret: Option<String>,
     },
+}
+
+impl std::fmt::Debug for NotifyTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        /// A URL's scheme and host, without its path (which may be a capability).
+        fn origin(url: &str) -> &str {
+            let after = url.find("://").map_or(0, |i| i + 3);
+            url.get(after..)
+                .and_then(|rest| rest.find(['/', '?', '#']))
+                .map_or(url, |i| &url[..after + i])
+        }
+        match self {
+            NotifyTarget::WebPush { endpoint, .. } => f
+                .debug_struct("WebPush")
+                .field("endpoint", &origin(endpoint))
+                .finish_non_exhaustive(),
+            NotifyTarget::Email { .. } => f.debug_struct("Email").finish_non_exhaustive(),
+            NotifyTarget::Webhook { url, format, .. } => f
+                .debug_struct("Webhook")
+                .field("url", &origin(url))
+                .field("format", format)
+                .finish_non_exhaustive(),
+        }
+    }
 }
 
 /// `POST /api/me/notifications`: a channel to add.
@@ -166,4 +192,42 @@ pub struct AdminNotice {
 pub struct AdminNoticeList {
     /// The deliveries.
     pub notices: Vec<AdminNotice>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_targets_debug_names_no_secret() {
+        let targets = [
+            NotifyTarget::WebPush {
+                endpoint: "https://push.example.com/wpush/v2/SUBSCRIPTION-ID".into(),
+                p256dh: "PUBLIC-KEY".into(),
+                auth: "AUTH-SECRET".into(),
+            },
+            NotifyTarget::Email {
+                to: "ann@example.com".into(),
+            },
+            NotifyTarget::Webhook {
+                url: "https://oapi.dingtalk.com/robot/send?access_token=TOKEN".into(),
+                format: WebhookFormat::DingTalk,
+                secret: Some("SIGNING-SECRET".into()),
+            },
+        ];
+        for t in &targets {
+            let shown = format!("{t:?} {t:#?}");
+            for secret in [
+                "SUBSCRIPTION-ID",
+                "PUBLIC-KEY",
+                "AUTH-SECRET",
+                "ann@",
+                "TOKEN",
+                "SIGNING-SECRET",
+            ] {
+                assert!(!shown.contains(secret), "{secret} in {shown}");
+            }
+        }
+        assert!(format!("{:?}", targets[2]).contains("oapi.dingtalk.com"));
+    }
 }
