@@ -42,14 +42,17 @@ const WAIT_SLICE = 20000;
 
 /**
  * Launches browser `name` headless; `reducedMotion` for a Firefox that prefers
- * reduced motion (Chromium's pages emulate it instead: `emulateMediaFeatures`).
+ * reduced motion (Chromium's pages emulate it instead: `emulateMediaFeatures`);
+ * `args`, command-line switches of one scenario's own browser (notify.js: Chromium's
+ * GCM switches, read at start only).
  */
-export async function launch(name, { reducedMotion = false } = {}) {
+export async function launch(name, { reducedMotion = false, args = [] } = {}) {
   const spec = BROWSERS[name];
   if (!spec) throw new Error(`unknown browser ${name} (known: ${Object.keys(BROWSERS).join(', ')})`);
-  const options = reducedMotion && name === 'firefox'
+  let options = reducedMotion && name === 'firefox'
     ? { ...spec.options, extraPrefsFirefox: { ...spec.options.extraPrefsFirefox, 'ui.prefersReducedMotion': 1 } }
     : spec.options;
+  if (args.length) options = { ...options, args: [...(options.args ?? []), ...args] };
   const browser = await puppeteer.launch({
     ...options,
     executablePath: spec.executable,

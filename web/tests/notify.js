@@ -6,17 +6,21 @@
 //   page's;
 // - Web Push (Chromium, whose permissions the test sets): with notifications
 //   blocked, the page says so and does not subscribe; allowed, the page subscribes
-//   with the server's VAPID key as `applicationServerKey` (seen by a hook on
-//   `PushManager.prototype.subscribe` that then calls the browser's own) and
-//   `userVisibleOnly`. Where the browser's push service grants a subscription, the
-//   server then lists a web_push channel with its endpoint; where it does not (a
-//   headless browser's private context, no network to the push service), the page
-//   says so in words and the server lists none. Which of the two happened is
-//   answered for the log: nothing is faked. Chromium is tried in a private context
-//   (which has no push) and in its ordinary one; Firefox in its isolated one. Where
-//   the browser offers no Web Push, the panel says it cannot be notified;
-// - the service worker's push handler, for real in Chromium: a push delivered over
-//   the DevTools protocol (`ServiceWorker.deliverPushMessage`) with the JSON of
+//   with the server's VAPID key as `applicationServerKey` and `userVisibleOnly`.
+//   In Chromium's private context (seen by a hook on
+//   `PushManager.prototype.subscribe` that then calls the browser's own) the browser
+//   refuses at once (no push there) and the page says so in words. In an ordinary
+//   context of a Chromium of its own whose GCM client goes to a fake GCM on the
+//   loopback (fake-gcm.js: offline, Google's push service is out of reach), the
+//   browser's own subscribe, unhooked, resolves: the fake was asked to register the
+//   page's worker with the server's key, the endpoint ends with the fake's token,
+//   and the server lists the web_push channel (an endpoint on a browser vendor's
+//   push service is taken without a DNS lookup). Firefox is tried in its isolated context (its push service
+//   is not switchable: a real try, which of the two happened answered for the log).
+//   Where the browser offers no Web Push, the panel says it cannot be notified;
+// - the service worker's push handler, for real in Chromium (the private context's
+//   registration, and the ordinary one's with its subscription): a push delivered
+//   over the DevTools protocol (`ServiceWorker.deliverPushMessage`) with the JSON of
 //   catan-notify shows a notification of that title, body, url and tag
 //   (`registration.getNotifications()`); (its click handler is tested in Node,
 //   sw.test.js: no browser here clicks a notification);
@@ -31,6 +35,8 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { launch } from './driver.js';
+import { startFakeGcm } from './fake-gcm.js';
 import { measure } from './scenario.js';
 import { tr } from './lobby.js';
 
@@ -142,24 +148,76 @@ async function webPushPrivate(tab, base) {
 }
 
 /**
- * Web Push in Chromium's ordinary (not private) context, where a subscription is
- * really asked of the browser's push service: the guest signed out and the
- * permission taken back afterwards (other tests share this context).
+ * Web Push in Chromium for real, offline: a Chromium of its own whose GCM client
+ * (check-in, registration) goes to the fake GCM of fake-gcm.js (its switches are
+ * read at start only: the suite's shared Chromium has none). In its ordinary (not
+ * private) context, the tap subscribes with the browser's own
+ * `PushManager.prototype.subscribe` (no hook): the subscription resolves; the fake
+ * was asked to register the page's worker with the server's VAPID key as sender and
+ * the subscription's endpoint ends with the token it handed out. The server then
+ * lists the web_push channel (the endpoint is on Google's push service, which
+ * Chromium builds it on: taken without a DNS lookup, offline too). Then a push delivered over DevTools to this
+ * registration (the one with a subscription) shows its notification.
  */
-async function webPushOrdinary(browser, base) {
-  const tab = await browser.newTab({ width: 390, height: 844 });
-  const context = tab.page.browserContext();
+async function webPushReal(base) {
+  const gcm = await startFakeGcm();
+  const browser = await launch('chromium', { args: gcm.args });
   try {
-    await context.overridePermissions(base, ['notifications']);
+    const tab = await browser.newTab({ width: 390, height: 844 });
+    await tab.page.browserContext().overridePermissions(base, ['notifications']);
     await guestOnAccountPage(tab, base, '普诗', 'zh-Hans');
-    const r = await subscribed(tab, base);
+    // A page opened while the worker of a new profile was activating may be left
+    // without one (seen under load): opened again, the worker controls it.
+    await tab.evaluate(() => navigator.serviceWorker.ready.then(() => {}));
+    if (!(await tab.evaluate(() => !!navigator.serviceWorker.controller))) {
+      await tab.reload();
+      await tab.waitFor('#notify-panel');
+    }
+    const vapid = await call(tab, 'GET', '/api/notifications/vapid');
+    assert.equal(vapid.status, 200, 'the test server sends Web Push');
+    await tab.waitFor('#notify-push');
+    assert.equal(await tab.evaluate(() => Notification.permission), 'granted');
+    assert.ok(await tab.evaluate(() => /\{\s*\[native code\]\s*\}/.test(Function.prototype.toString.call(PushManager.prototype.subscribe))),
+      "the browser's own subscribe, not a hook");
+    const said = await saidAfter(tab, '#notify-push');
+
+    // What the fake GCM was asked: one check-in, one push registration, for this
+    // page's worker, with the server's key, by the device it made up.
+    assert.equal(gcm.checkins.length, 1, 'Chromium checked in with the fake GCM');
+    const pushes = gcm.pushTokens();
+    assert.equal(pushes.length, 1, `one push registration granted by the fake GCM (${JSON.stringify(gcm.registrations.map((r) => r.form))})`);
+    const [{ form, token }] = pushes;
+    assert.equal(form.sender, vapid.body.public_key, "registered with the server's VAPID key as sender");
+    assert.ok(form['X-subtype'].startsWith(`wp:${base}/#`), `for this origin's worker (${form['X-subtype']})`);
+    assert.equal(form.device, String(gcm.device.androidId), 'by the device the fake checked in');
+
+    // The subscription as the browser keeps it: the fake's token, the server's key.
+    const sub = await tab.evaluate(async () => {
+      const s = await (await navigator.serviceWorker.ready).pushManager.getSubscription();
+      const key = s && btoa(String.fromCharCode(...new Uint8Array(s.options.applicationServerKey))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+      return s && { endpoint: s.endpoint, userVisibleOnly: s.options.userVisibleOnly, key };
+    });
+    assert.ok(sub, 'the subscription resolved and is kept');
+    assert.ok(sub.endpoint.startsWith('https://') && sub.endpoint.endsWith(`/${token}`), `its endpoint ends with the fake's token (${sub.endpoint})`);
+    assert.deepEqual([sub.userVisibleOnly, sub.key], [true, vapid.body.public_key], "userVisibleOnly, with the server's key");
+
+    // Handed to the server, which stores it (an endpoint on Google's push service is
+    // taken without looking its name up: offline here, it does not resolve).
+    const endpoint = new URL(sub.endpoint);
+    const listed = (await channels(tab)).filter((c) => c.kind === 'web_push');
+    assert.deepEqual(said, { text: await tr(tab, 'notify.push_added'), ok: true });
+    assert.equal(listed.length, 1, 'the server lists the web_push channel');
+    assert.equal(listed[0].target, `${endpoint.origin}/…`, "listed by the endpoint's origin");
+    await tab.waitFor(`#notify-channels li[data-channel="${listed[0].id}"][data-kind="web_push"]`);
+
+    await pushShown(tab, base);
     for (const c of await channels(tab)) await call(tab, 'DELETE', `/api/me/notifications/${c.id}`);
-    return r;
+    await call(tab, 'DELETE', '/api/sessions/current');
+    assert.deepEqual(tab.errors, [], 'no errors in the page');
+    return { real: true, endpoint: `${sub.endpoint} from the fake GCM; stored by the server` };
   } finally {
-    await call(tab, 'DELETE', '/api/sessions/current').catch(() => {});
-    await tab.evaluate(() => localStorage.removeItem('catan.signed_in')).catch(() => {});
-    await context.clearPermissionOverrides();
-    await tab.close();
+    await browser.close();
+    await gcm.close();
   }
 }
 
@@ -185,6 +243,12 @@ async function pushShown(tab, base) {
   const push = { title: "It's your turn in Catan", body: 'Annie: the move is yours (11 h 59 min left).', url: `${base}/?room=5b1e9a2c` };
   await cdp.send('ServiceWorker.deliverPushMessage', { origin: base, registrationId: reg.registrationId, data: JSON.stringify(push) });
   await cdp.detach();
+  // Not asked at once: asked while the handler was showing it, none was ever
+  // listed (its `showNotification` resolved, no `notificationclose`), in most runs
+  // in an ordinary profile and once in a private one; asked a second later, always.
+  // (Chromium's `getNotifications()` drops from its store those the platform does
+  // not list as shown, seemingly the one being shown too.) Showing takes a few ms.
+  await new Promise((r) => setTimeout(r, 1000));
   await tab.waitForFunction(async () => (await (await navigator.serviceWorker.ready).getNotifications()).length > 0, undefined, 10000);
   const shown = await tab.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications())
     .map((n) => ({ title: n.title, body: n.body, data: n.data, tag: n.tag })));
@@ -273,7 +337,7 @@ export async function notifications(browser, base, out) {
     saw.private = await webPushPrivate(phone, base);
     await pushShown(phone, base);
     saw.shown = true;
-    saw.push = await webPushOrdinary(browser, base);
+    saw.push = await webPushReal(base);
   } else if (pushOffered) {
     // (Firefox's isolated context is a container, not a private window: a real try.)
     saw.push = await webPushPrivate(phone, base);

@@ -61,7 +61,9 @@ pub async fn check(target: &NotifyTarget, allowed: Allowed) -> Result<Channel, S
             if !allowed.push {
                 return Err("this server sends no Web Push".into());
             }
-            check_url(endpoint, !allowed.private, allowed.private).await?;
+            if !is_push_service(endpoint) {
+                check_url(endpoint, !allowed.private, allowed.private).await?;
+            }
             let key = URL_SAFE_NO_PAD
                 .decode(p256dh.trim_end_matches('='))
                 .unwrap_or_default();
@@ -124,6 +126,40 @@ fn check_email(to: &str) -> Result<(), String> {
         return bad();
     }
     Ok(())
+}
+
+/// The push services of the browsers (Chromium's FCM and its GCM hosts,
+/// Firefox's autopush, Edge's WNS, Safari's): hosts of their vendors, on the
+/// internet by construction, so an endpoint there is taken without a DNS lookup.
+/// A lookup would refuse a good subscription where the vendor's names do not
+/// resolve (a server in mainland China often cannot reach Google's), and the
+/// notice would only fail at delivery, retried, as any unreachable endpoint.
+const PUSH_SERVICES: [&str; 6] = [
+    "fcm.googleapis.com",
+    "android.googleapis.com",
+    ".google.com",
+    ".push.services.mozilla.com",
+    ".notify.windows.com",
+    ".push.apple.com",
+];
+
+/// Whether `raw` is an https URL on a browser vendor's push service
+/// ([`PUSH_SERVICES`]: a name, or a suffix when it starts with a dot).
+fn is_push_service(raw: &str) -> bool {
+    let Ok(url) = url::Url::parse(raw) else {
+        return false;
+    };
+    let Some(url::Host::Domain(host)) = url.host() else {
+        return false;
+    };
+    let host = host.to_ascii_lowercase();
+    raw.len() <= MAX_LEN
+        && url.scheme() == "https"
+        && url.port().is_none()
+        && PUSH_SERVICES.iter().any(|s| match s.strip_prefix('.') {
+            Some(domain) => host.ends_with(s) || host == domain,
+            None => host == *s,
+        })
 }
 
 /// Checks that `raw` is an http(s) URL (https only when `https`) whose host is a
@@ -275,6 +311,58 @@ mod tests {
                 .is_ok()
         );
         assert!(check(&hook("http://127.0.0.1:9/h"), open).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn push_endpoints_of_the_browsers_push_services_are_taken_without_a_lookup() {
+        for good in [
+            "https://fcm.googleapis.com/fcm/send/abc",
+            "https://jmt17.google.com/fcm/send/abc",
+            "https://updates.push.services.mozilla.com/wpush/v2/abc",
+            "https://wns2-by3p.notify.windows.com/w/?token=abc",
+            "https://web.push.apple.com/abc",
+        ] {
+            assert!(is_push_service(good), "{good}");
+        }
+        for bad in [
+            "http://fcm.googleapis.com/fcm/send/abc",
+            "https://fcm.googleapis.com:8443/fcm/send/abc",
+            "https://evilgoogle.com/x",
+            "https://google.com.evil.example/x",
+            "https://fcm.googleapis.com.evil.example/x",
+            "https://127.0.0.1/x",
+            "https://localhost/x",
+            "not a url",
+        ] {
+            assert!(!is_push_service(bad), "{bad}");
+        }
+        // A subscription on a vendor's host whose name does not resolve (offline,
+        // or a country where it is blocked) is taken; one elsewhere is looked up.
+        let push = |endpoint: &str| NotifyTarget::WebPush {
+            endpoint: endpoint.into(),
+            p256dh: URL_SAFE_NO_PAD.encode([4u8; 65]),
+            auth: URL_SAFE_NO_PAD.encode([7u8; 16]),
+        };
+        let strict = Allowed {
+            push: true,
+            email: false,
+            private: false,
+        };
+        assert!(
+            check(&push("https://jmt17.google.com/fcm/send/t"), strict)
+                .await
+                .is_ok()
+        );
+        assert!(
+            check(&push("https://push.invalid/fcm/send/t"), strict)
+                .await
+                .is_err()
+        );
+        assert!(
+            check(&push("https://127.0.0.1/fcm/send/t"), strict)
+                .await
+                .is_err()
+        );
     }
 
     #[test]
