@@ -1,7 +1,9 @@
 //! Games over days in a cluster (docs/cluster.md, "Games over days that sleep";
 //! protocol 27.5): a room that falls asleep lets its lease go and is taken over by
 //! nobody; the instance a call reaches wakes it and claims it; a sleeping game's
-//! deadline that comes while its last owner is dead fires on one instance, once.
+//! deadline that comes while its last owner is dead fires on one instance, once;
+//! and an awake room's deadline that passed while its owner was dead fires once on
+//! the instance that takes it over.
 
 use std::time::Duration;
 
@@ -160,5 +162,39 @@ async fn a_sleeping_games_deadline_fires_once_on_the_cluster_when_its_last_owner
         seats_standing_in,
         [i64::from(timed_out[0].seat.0)],
         "only the timed-out seat's move was made for it"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_awake_days_rooms_passed_deadline_fires_once_on_the_instance_that_takes_it_over() {
+    // Rooms kept awake here (no sleep): the room is taken over by the lease's
+    // expiry, as any room of a dead owner, and its clock comes from the log.
+    let env = [
+        ("CATAN_SLEEP_AFTER_SECS", "0"),
+        ("CATAN_ADMIN_TOKEN", "admin-secret-for-tests"),
+    ];
+    let url = fresh_postgres_url().await;
+    let plain = SqlStore::connect(&url).await.expect("store");
+    let mut a = instance_at_with(&url, &plain, "a", "2", &env).await;
+    let (room, seats) = hour_a_move(&a).await;
+    let (_, epoch, _) = lease(&plain, room).await;
+    a.kill();
+    two_hours_back(&url).await;
+    let b = instance_at_with(&url, &plain, "b", "2", &env).await;
+    assert!(
+        until_held(&b, room, true, 200, 50).await,
+        "B took the room over once its lease expired"
+    );
+    let (_, taken, _) = lease(&plain, room).await;
+    assert!(taken > epoch);
+    let mut ann = b.connect(room, Some(&seats[0].token), None).await;
+    a_time_out(&mut ann, None).await;
+    drop(ann);
+    let s = crate::days::spectator_snapshot(&b, room).await;
+    let time_outs: u32 = s.clocks.iter().map(|k| k.time_outs).sum();
+    assert_eq!(
+        time_outs, 1,
+        "the passed deadline fired once: {:?}",
+        s.clocks
     );
 }
