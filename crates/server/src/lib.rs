@@ -234,7 +234,8 @@ impl AppState {
     /// The room with this id (as a path gives it), woken if it sleeps:
     /// `room_not_found` when the id is malformed or no room has it,
     /// `shutting_down` when rooms are ending with the server, `store_unavailable`
-    /// when a sleeping room cannot be read.
+    /// when a sleeping room cannot be read, `server_busy` when another instance of
+    /// a cluster woke it at the same moment (asked again, the call is passed on).
     ///
     /// # Errors
     /// As said.
@@ -255,8 +256,10 @@ impl AppState {
             return Err(gone());
         }
         match self.restorer().wake(id).await {
-            Ok(Some(room)) => Ok(room),
-            Ok(None) => self.rooms.get(id).map_err(|_| gone()),
+            Ok(restore::Woken::Here(room)) => Ok(room),
+            Ok(restore::Woken::NotAsleep) => self.rooms.get(id).map_err(|_| gone()),
+            // Asked again, the call goes to the instance that woke it.
+            Ok(restore::Woken::Elsewhere) => Err(error::LobbyError::ServerBusy),
             Err(e) => {
                 tracing::warn!(room = %id, error = %e, "could not wake a sleeping room");
                 Err(error::LobbyError::StoreUnavailable)

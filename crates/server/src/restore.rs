@@ -30,6 +30,18 @@ impl std::fmt::Debug for Restorer {
     }
 }
 
+/// What waking a room found ([`Restorer::wake`]).
+#[derive(Debug)]
+pub enum Woken {
+    /// The room, awake here (woken now, or found awake in this server).
+    Here(RoomHandle),
+    /// No room of that id sleeps: it is unknown, over, or awake on another instance.
+    NotAsleep,
+    /// It slept, but another instance of the cluster woke it first and owns it now:
+    /// asked again, the call is passed on to that instance.
+    Elsewhere,
+}
+
 /// What became of a game a cluster instance claimed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Claimed {
@@ -99,39 +111,39 @@ impl Restorer {
     /// Wakes game `id` if its room sleeps (protocol 27.5): the store notes it awake
     /// (its broadcast numbers reserved past where it stopped) and the room comes
     /// back with its clocks where the log puts them and the reconnect backlog it
-    /// kept, numbering on from its last broadcast. The room, or nothing when no room of that id sleeps (it is
-    /// unknown, over, or already awake elsewhere in this server: then it is in
-    /// `rooms`, which the caller looks up again).
+    /// kept, numbering on from its last broadcast.
     ///
     /// # Errors
     /// If the store cannot read the game or its log, or note it awake.
-    pub async fn wake(&self, id: Uuid) -> Result<Option<RoomHandle>, StoreError> {
+    pub async fn wake(&self, id: Uuid) -> Result<Woken, StoreError> {
         let _lock = self.rooms.wake_lock(id).await;
         if let Ok(room) = self.rooms.get(id) {
-            return Ok(Some(room));
+            return Ok(Woken::Here(room));
         }
         let record = match self.store.game(id).await {
             Ok(record) => record,
-            Err(StoreError::NotFound(_)) => return Ok(None),
+            Err(StoreError::NotFound(_)) => return Ok(Woken::NotAsleep),
             Err(e) => return Err(e),
         };
         let Some(slept) = record.slept_seq else {
-            return Ok(None);
+            return Ok(Woken::NotAsleep);
         };
         if record.status != GameStatus::Playing {
-            return Ok(None);
+            return Ok(Woken::NotAsleep);
         }
         let actions = self.store.actions(id).await?;
         let backlog = self.store.slept_backlog(id).await?;
         let up_to = slept + crate::room::SEQ_BLOCK;
+        // Refused only when someone else woke it meanwhile: under this server's
+        // lock, another instance of a cluster.
         if !self.store.wake_game(id, up_to).await? {
-            return Ok(None);
+            return Ok(Woken::Elsewhere);
         }
         if !self.bring_back(record, &actions, Deadlines::Continue, backlog.as_deref()) {
-            return Ok(None);
+            return Ok(Woken::NotAsleep);
         }
         info!(room = %id, seq = slept, "woke a sleeping room");
-        Ok(self.rooms.get(id).ok())
+        Ok(self.rooms.get(id).map_or(Woken::NotAsleep, Woken::Here))
     }
 
     /// Wakes every sleeping room whose earliest deadline comes within `ahead_ms`
@@ -144,8 +156,8 @@ impl Restorer {
         let mut woken = 0;
         for id in self.store.due_sleepers(by).await? {
             match self.wake(id).await {
-                Ok(Some(_)) => woken += 1,
-                Ok(None) => {}
+                Ok(Woken::Here(_)) => woken += 1,
+                Ok(Woken::NotAsleep | Woken::Elsewhere) => {}
                 Err(e) => {
                     error!(room = %id, error = %e, "could not wake a room whose deadline comes")
                 }
