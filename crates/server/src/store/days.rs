@@ -200,43 +200,36 @@ impl SqlStore {
     /// the same transaction (a new epoch, held from then on); false as well when
     /// another instance holds it (it woke the room first).
     pub(super) async fn mark_awake(&self, game: Uuid, up_to: u64) -> Result<bool, StoreError> {
+        let Some(f) = self.fence() else {
+            // One instance: one statement, no transaction (a wake is on a player's
+            // path: every round trip counts).
+            let mut conn = self.pool().acquire().await?;
+            return awake(&mut conn, game, up_to).await;
+        };
         let mut tx = self.pool().begin().await?;
-        let mut epoch = None;
-        if let Some(f) = self.fence() {
-            let now = crate::room::now_ms();
-            let claimed = sqlx::query(
-                "INSERT INTO room_leases (room_id, owner, epoch, expires_at) \
-                 VALUES ($1, $2, 1, $3) ON CONFLICT (room_id) DO UPDATE \
-                 SET owner = EXCLUDED.owner, epoch = room_leases.epoch + 1, \
-                 expires_at = EXCLUDED.expires_at WHERE room_leases.expires_at < $4 \
-                 RETURNING epoch",
-            )
-            .bind(game.to_string())
-            .bind(f.owner().to_owned())
-            .bind(f.expiry(now))
-            .bind(to_i64(now))
-            .fetch_optional(&mut *tx)
-            .await?;
-            let Some(row) = claimed else {
-                return Ok(false);
-            };
-            epoch = Some(row.try_get::<i64, _>("epoch")?);
-        }
-        let done = sqlx::query(
-            "UPDATE games SET slept_seq = NULL, slept_backlog = NULL, seq_reserved = $2 \
-             WHERE id = $1 AND slept_seq IS NOT NULL",
+        let now = crate::room::now_ms();
+        let claimed = sqlx::query(
+            "INSERT INTO room_leases (room_id, owner, epoch, expires_at) \
+             VALUES ($1, $2, 1, $3) ON CONFLICT (room_id) DO UPDATE \
+             SET owner = EXCLUDED.owner, epoch = room_leases.epoch + 1, \
+             expires_at = EXCLUDED.expires_at WHERE room_leases.expires_at < $4 \
+             RETURNING epoch",
         )
         .bind(game.to_string())
-        .bind(to_i64(up_to))
-        .execute(&mut *tx)
+        .bind(f.owner().to_owned())
+        .bind(f.expiry(now))
+        .bind(to_i64(now))
+        .fetch_optional(&mut *tx)
         .await?;
-        if done.rows_affected() != 1 {
+        let Some(row) = claimed else {
+            return Ok(false);
+        };
+        let epoch: i64 = row.try_get("epoch")?;
+        if !awake(&mut tx, game, up_to).await? {
             return Ok(false);
         }
         tx.commit().await?;
-        if let (Some(f), Some(epoch)) = (self.fence(), epoch) {
-            f.hold(game, epoch);
-        }
+        f.hold(game, epoch);
         Ok(true)
     }
 
@@ -256,4 +249,18 @@ impl SqlStore {
             })
             .collect()
     }
+}
+
+/// Marks `game` awake on `conn`, its broadcast numbers reserved up to `up_to`;
+/// false if it was not asleep.
+async fn awake(conn: &mut sqlx::AnyConnection, game: Uuid, up_to: u64) -> Result<bool, StoreError> {
+    let done = sqlx::query(
+        "UPDATE games SET slept_seq = NULL, slept_backlog = NULL, seq_reserved = $2 \
+         WHERE id = $1 AND slept_seq IS NOT NULL",
+    )
+    .bind(game.to_string())
+    .bind(to_i64(up_to))
+    .execute(&mut *conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
 }
