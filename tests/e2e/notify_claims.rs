@@ -1,14 +1,17 @@
 //! The notification outbox claimed by several instances at once (protocol 27.6, a
 //! cluster on one PostgreSQL): each instance's worker takes a batch of due notices
-//! with one `UPDATE ... RETURNING`; two stores on their own connection pools
-//! claiming the same queue in a race never both take one notice, and between them
-//! take every notice.
+//! with one `UPDATE ... RETURNING`; three stores on their own connection pools
+//! claiming the same queue at the same moments (round after round) never both take
+//! one notice, and between them take every notice.
 
 use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use catan_e2e::fresh_postgres_url;
 use catan_notify::{ChannelKind, Lang, Notice, NoticeKind};
 use catan_server::store::{NotifyStore, OutboxRow, OutboxStatus, SqlStore};
+use tokio::sync::Barrier;
 use uuid::Uuid;
 
 /// Notices queued.
@@ -41,20 +44,26 @@ fn notice(i: usize) -> OutboxRow {
     }
 }
 
-/// Claims batches of 7 until none is left; the ids claimed.
-async fn claim_all(store: SqlStore) -> Vec<Uuid> {
+/// Claims batches of 7 in rounds, every round at the same moment as the other
+/// instances (`round`), until every notice was claimed by someone (`claimed`); the
+/// ids it claimed. (A claim may come back empty while others take the rows it was
+/// after: that is no sign that the queue is empty.)
+async fn claim_all(store: SqlStore, round: Arc<Barrier>, claimed: Arc<AtomicUsize>) -> Vec<Uuid> {
     let mut ids = Vec::new();
-    loop {
+    for _ in 0..QUEUED {
+        round.wait().await;
         let batch = store
             .claim_notices(1_000, 3_600_000, 7)
             .await
             .expect("claim");
-        if batch.is_empty() {
-            return ids;
-        }
+        claimed.fetch_add(batch.len(), Ordering::SeqCst);
         ids.extend(batch.iter().map(|(row, _)| row.id));
-        tokio::task::yield_now().await;
+        round.wait().await;
+        if claimed.load(Ordering::SeqCst) >= QUEUED {
+            break;
+        }
     }
+    ids
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -72,19 +81,11 @@ async fn two_instances_claiming_the_outbox_at_once_never_take_the_same_notice() 
     let third = SqlStore::connect(&url)
         .await
         .expect("a third instance's store");
-    let (a, b, c) = tokio::join!(
-        tokio::spawn(claim_all(first)),
-        tokio::spawn(claim_all(second)),
-        tokio::spawn(claim_all(third))
-    );
+    let round = Arc::new(Barrier::new(3));
+    let claimed = Arc::new(AtomicUsize::new(0));
+    let claims = |store| tokio::spawn(claim_all(store, round.clone(), claimed.clone()));
+    let (a, b, c) = tokio::join!(claims(first), claims(second), claims(third));
     let (a, b, c) = (a.expect("a"), b.expect("b"), c.expect("c"));
-    assert!(
-        [&a, &b, &c].iter().filter(|ids| !ids.is_empty()).count() >= 2,
-        "a race: {} / {} / {}",
-        a.len(),
-        b.len(),
-        c.len()
-    );
     let all: Vec<Uuid> = a.iter().chain(&b).chain(&c).copied().collect();
     let distinct: HashSet<Uuid> = all.iter().copied().collect();
     assert_eq!(all.len(), distinct.len(), "a notice claimed twice");
