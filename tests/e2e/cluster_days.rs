@@ -14,7 +14,7 @@ use sqlx::Row;
 use uuid::Uuid;
 
 use crate::cluster::instance_at_with;
-use crate::days::{a_time_out, held, hour_a_move, two_hours_back, until_held};
+use crate::days::{a_time_out, held, hour_a_move, joined, two_hours_back, until_held};
 
 /// The environment of the instances here: rooms sleep a second after everyone
 /// left; leases of two seconds.
@@ -66,13 +66,7 @@ async fn a_sleeping_room_has_no_owner_and_wakes_on_the_instance_a_call_reaches()
     let (_, epoch, live) = lease(&plain, room).await;
     assert!(live, "A owns the started room");
     // Ann was there, then left; the room falls asleep on A and lets its lease go.
-    let mut ann = a.connect(room, Some(&seats[0].token), None).await;
-    let ServerMessage::Snapshot(s) = ann
-        .recv_until(|m| matches!(m, ServerMessage::Snapshot(s) if s.view.is_some()))
-        .await
-    else {
-        unreachable!()
-    };
+    let (ann, s) = joined(&a, room, Some(&seats[0].token)).await;
     drop(ann);
     assert!(until_held(&a, room, false, 100, 100).await, "asleep on A");
     assert!(asleep(&plain, room).await);

@@ -12,13 +12,14 @@ use reqwest::Method;
 use serde_json::json;
 use sqlx::Connection;
 
-/// A started room of three people playing over days with an hour a move and no
-/// bank or vacation: its id and the seats.
-pub(crate) async fn hour_a_move(
+/// A started room of three people (Ann, Bob, Cyd) playing over `days` (the room
+/// option's JSON): its id and the seats.
+async fn started_over_days(
     server: &TestServer,
+    days: serde_json::Value,
 ) -> (uuid::Uuid, Vec<catan_protocol::TakeSeatResponse>) {
     let created = server
-        .create_room(json!({ "players": 3, "days": { "move_hours": 1, "bank_hours": 0, "bank_cap_hours": 0, "vacation_days": 0 } }))
+        .create_room(json!({ "players": 3, "days": days }))
         .await;
     let room = created.room_id;
     let mut seats = Vec::new();
@@ -27,6 +28,35 @@ pub(crate) async fn hour_a_move(
     }
     server.start_game(room, &created.host_token).await;
     (room, seats)
+}
+
+/// A started room of three people playing over days with an hour a move and no
+/// bank or vacation: its id and the seats.
+pub(crate) async fn hour_a_move(
+    server: &TestServer,
+) -> (uuid::Uuid, Vec<catan_protocol::TakeSeatResponse>) {
+    started_over_days(
+        server,
+        json!({ "move_hours": 1, "bank_hours": 0, "bank_cap_hours": 0, "vacation_days": 0 }),
+    )
+    .await
+}
+
+/// Connects to started `room` as `token`'s seat (a spectator: `None`) and reads
+/// its snapshot: the client and the snapshot.
+pub(crate) async fn joined(
+    server: &TestServer,
+    room: uuid::Uuid,
+    token: Option<&str>,
+) -> (catan_e2e::Client, catan_protocol::Snapshot) {
+    let mut c = server.connect(room, token, None).await;
+    let ServerMessage::Snapshot(s) = c
+        .recv_until(|m| matches!(m, ServerMessage::Snapshot(s) if s.view.is_some()))
+        .await
+    else {
+        unreachable!()
+    };
+    (c, *s)
 }
 
 /// Moves every stored time of the database at `url` two hours back, as if the
@@ -124,13 +154,7 @@ async fn a_deadline_that_passed_while_the_server_was_down_fires_on_restore() {
         .await
         .expect("up");
     let (room, seats) = hour_a_move(&server).await;
-    let mut c = server.connect(room, Some(&seats[0].token), None).await;
-    let ServerMessage::Snapshot(s) = c
-        .recv_until(|m| matches!(m, ServerMessage::Snapshot(s) if s.view.is_some()))
-        .await
-    else {
-        unreachable!()
-    };
+    let (c, s) = joined(&server, room, Some(&seats[0].token)).await;
     assert_eq!(s.clocks.len(), 3);
     let due: Vec<_> = s.clocks.iter().filter(|c| c.deadline.is_some()).collect();
     assert_eq!(due.len(), 1, "one move is due: {:?}", s.clocks);
@@ -263,14 +287,7 @@ pub(crate) async fn spectator_snapshot(
     server: &TestServer,
     room: uuid::Uuid,
 ) -> catan_protocol::Snapshot {
-    let mut c = server.connect(room, None, None).await;
-    let ServerMessage::Snapshot(s) = c
-        .recv_until(|m| matches!(m, ServerMessage::Snapshot(_)))
-        .await
-    else {
-        unreachable!()
-    };
-    *s
+    joined(server, room, None).await.1
 }
 
 /// Connects seat `token` with `last_seq` and reads up to its `resumed` or its
@@ -307,24 +324,10 @@ async fn a_room_over_days_sleeps_when_nobody_is_there_and_wakes_as_it_was(url: S
         c.admin_token = Some("admin-secret-for-tests".into());
     })
     .await;
-    let created = server
-        .create_room(json!({ "players": 3, "days": { "move_hours": 24 } }))
-        .await;
-    let room = created.room_id;
-    let mut seats = Vec::new();
-    for name in ["ann", "bob", "cyd"] {
-        seats.push(server.take_seat(room, name).await);
-    }
-    server.start_game(room, &created.host_token).await;
+    let (room, seats) = started_over_days(&server, json!({ "move_hours": 24 })).await;
     // Ann was there, then bob said something she missed (her app was closed
     // before it kept the number).
-    let mut ann = server.connect(room, Some(&seats[0].token), None).await;
-    let ServerMessage::Snapshot(s) = ann
-        .recv_until(|m| matches!(m, ServerMessage::Snapshot(_)))
-        .await
-    else {
-        unreachable!()
-    };
+    let (ann, s) = joined(&server, room, Some(&seats[0].token)).await;
     let ann_seq = s.seq;
     let mut bob = server.connect(room, Some(&seats[1].token), None).await;
     bob.send_json(&json!({ "type": "chat", "text": "see you tomorrow" }))
@@ -371,15 +374,7 @@ async fn a_room_over_days_sleeps_when_nobody_is_there_and_wakes_as_it_was(url: S
         .find(|c| c.deadline.is_some())
         .expect("a move")
         .seat;
-    let mut c = server
-        .connect(room, Some(&seats[mover.index()].token), None)
-        .await;
-    let ServerMessage::Snapshot(s) = c
-        .recv_until(|m| matches!(m, ServerMessage::Snapshot(_)))
-        .await
-    else {
-        unreachable!()
-    };
+    let (mut c, s) = joined(&server, room, Some(&seats[mover.index()].token)).await;
     let action = *s.legal.first().expect("the mover may act");
     let msg = catan_protocol::ClientMessage::Action {
         request_id: "after-sleep".into(),
