@@ -1,6 +1,7 @@
 //! Games over days in the store (migration 0013): a player's unfinished games with
 //! the seats' clocks their rooms last kept, read in one statement; rooms that
-//! sleep (`slept_seq`, `slept_backlog`: migrations 0013, 0015) and those whose deadline comes (`next_deadline`).
+//! sleep (`slept_seq`, `slept_backlog`: migrations 0013, 0015) and those whose
+//! deadline comes (`next_deadline`).
 
 use std::collections::HashMap;
 
@@ -49,8 +50,9 @@ pub trait DaysStore {
         Ok(None)
     }
     /// Wakes a sleeping game: clears its `slept_seq` and its backlog and reserves
-    /// its broadcast numbers up to `up_to`, in one statement; false if it was not
-    /// asleep.
+    /// its broadcast numbers up to `up_to`, in one statement (in a cluster, in one
+    /// transaction with the claim of its lease); false if it was not asleep, or
+    /// another instance claimed it first.
     async fn wake_game(&self, game: Uuid, up_to: u64) -> Result<bool, StoreError> {
         let _ = (game, up_to);
         Ok(false)
