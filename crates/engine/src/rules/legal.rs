@@ -65,29 +65,59 @@ impl Game {
     }
 
     /// Appends the legal actions of `by` to `out` (no allocation once `out` has grown).
+    ///
+    /// Inlined into the caller: a seat's common phases (trade and build, the roll, the
+    /// robber) go straight to their listing, the rest to [`Game::push_other`].
+    #[inline]
     pub fn legal_actions_into(&self, by: Actor, out: &mut Vec<Action>) {
         if matches!(self.phase, Phase::Over { .. }) {
             return;
         }
         let seat = match by {
-            Actor::System => {
-                out.push(Action::TimeOut);
-                out.extend(
-                    self.offers
-                        .iter()
-                        .map(|o| Action::ExpireOffer { offer: o.id }),
-                );
-                return;
-            }
+            Actor::System => return self.push_system(out),
             Actor::Seat(s) if s.0 < self.options.players => s,
             Actor::Seat(_) => return,
         };
+        if !self.offers.is_empty() {
+            self.push_withdrawals(seat, out);
+        }
+        let is_current = seat == self.current;
+        match self.phase {
+            Phase::Main if is_current => self.push_main(seat, out),
+            Phase::PreRoll if is_current => {
+                out.push(Action::RollDice);
+                self.push_dev_plays(seat, out);
+            }
+            Phase::MoveRobber { .. } if is_current => self.push_robber_moves(seat, out),
+            _ => self.push_other(seat, is_current, out),
+        }
+    }
+
+    /// The system's actions: the time-out and each open offer's expiry.
+    #[inline(never)]
+    fn push_system(&self, out: &mut Vec<Action>) {
+        out.push(Action::TimeOut);
+        out.extend(
+            self.offers
+                .iter()
+                .map(|o| Action::ExpireOffer { offer: o.id }),
+        );
+    }
+
+    /// Withdrawing each own open offer.
+    #[inline(never)]
+    fn push_withdrawals(&self, seat: Seat, out: &mut Vec<Action>) {
         for o in &self.offers {
             if o.from == seat {
                 out.push(Action::WithdrawOffer { offer: o.id });
             }
         }
-        let is_current = seat == self.current;
+    }
+
+    /// The phases [`Game::legal_actions_into`] does not list itself: setup, discards,
+    /// Road Building, the answers of other seats to offers.
+    #[inline(never)]
+    fn push_other(&self, seat: Seat, is_current: bool, out: &mut Vec<Action>) {
         match self.phase {
             Phase::Setup { settlement, .. } if is_current => match settlement {
                 None => push_vertices(self.distance_ok_vertices(), out, |vertex| {
@@ -98,10 +128,6 @@ impl Game {
                     out,
                 ),
             },
-            Phase::PreRoll if is_current => {
-                out.push(Action::RollDice);
-                self.push_dev_plays(seat, out);
-            }
             Phase::Discard { pending } => {
                 let owed = pending[seat.index()];
                 if owed > 0 {
@@ -110,14 +136,13 @@ impl Game {
                     });
                 }
             }
-            Phase::MoveRobber { .. } if is_current => self.push_robber_moves(seat, out),
             Phase::RoadBuilding { .. } if is_current => push_edges(self.road_spots(seat), out),
-            Phase::Main if is_current => self.push_main(seat, out),
-            Phase::Main => self.push_answers(seat, out),
+            Phase::Main if !is_current => self.push_answers(seat, out),
             _ => {}
         }
     }
 
+    #[inline(never)]
     fn push_robber_moves(&self, seat: Seat, out: &mut Vec<Action>) {
         let topo = topology();
         // Opponents who could be robbed somewhere, with a card and a building,
@@ -216,6 +241,7 @@ impl Game {
         }
     }
 
+    #[inline(never)]
     fn push_main(&self, seat: Seat, out: &mut Vec<Action>) {
         out.push(Action::EndTurn);
         let p = &self.players[seat.index()];
