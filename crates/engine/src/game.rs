@@ -144,7 +144,7 @@ pub(crate) fn total_vp(public_vp: u8, dev_cards: &DevCards) -> u8 {
 /// them could find nothing: it is skipped, which the simulator measures (a third of
 /// the actions are rolls, a seventh maritime trades).
 #[inline]
-fn may_win(action: Action) -> bool {
+fn may_win(action: &Action) -> bool {
     !matches!(
         action,
         Action::RollDice
@@ -281,10 +281,22 @@ impl Game {
     ///
     /// # Errors
     /// As [`Game::apply`]; `out` is then unchanged too.
+    #[inline]
     pub fn apply_into(
         &mut self,
         by: Actor,
         action: Action,
+        out: &mut Vec<Event>,
+    ) -> Result<(), ActionError> {
+        self.apply_ref(by, &action, out)
+    }
+
+    /// [`Game::apply_into`] of an action the caller holds (a legal-action list's
+    /// entry), read where it is rather than copied.
+    pub(crate) fn apply_ref(
+        &mut self,
+        by: Actor,
+        action: &Action,
         out: &mut Vec<Event>,
     ) -> Result<(), ActionError> {
         let mark = out.len();
@@ -306,7 +318,7 @@ impl Game {
     fn dispatch(
         &mut self,
         by: Actor,
-        action: Action,
+        action: &Action,
         out: &mut Vec<Event>,
     ) -> Result<(), ActionError> {
         if matches!(self.phase, Phase::Over { .. }) {
@@ -314,7 +326,7 @@ impl Game {
         }
         let seat = match by {
             Actor::System => {
-                return match action {
+                return match *action {
                     Action::ExpireOffer { offer } => self.expire_offer(offer, out),
                     Action::TimeOut => self.time_out(out),
                     _ => Err(ActionError::NotForSystem),
@@ -323,7 +335,7 @@ impl Game {
             Actor::Seat(s) if s.0 < self.options.players => s,
             Actor::Seat(_) => return Err(ActionError::NoSuchSeat),
         };
-        match action {
+        match *action {
             Action::BuildSettlement { vertex } => self.build_settlement(seat, vertex, out),
             Action::BuildRoad { edge } => self.build_road(seat, edge, out),
             Action::BuildCity { vertex } => self.build_city(seat, vertex, out),

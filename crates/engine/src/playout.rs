@@ -12,7 +12,7 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::action::{Action, ActionKind};
+use crate::action::Action;
 use crate::error::ActionError;
 use crate::event::Event;
 use crate::game::Game;
@@ -93,7 +93,7 @@ impl RandomPlayer {
         game.legal_actions_into(Actor::Seat(seat), &mut self.actions);
         // Uniform among the non-trade actions: a drawn trade offer is dropped and the
         // draw repeated among the rest (rejection, cheaper than filtering the list).
-        let mut action = loop {
+        let i = loop {
             if self.actions.is_empty() {
                 return Err(PlayoutError::NoLegalAction {
                     seat,
@@ -101,24 +101,30 @@ impl RandomPlayer {
                 });
             }
             let i = self.rng.random_range(0..self.actions.len());
-            let a = self.actions[i];
-            if matches!(a.kind(), ActionKind::OfferTrade | ActionKind::CounterOffer) {
+            if matches!(
+                self.actions[i],
+                Action::OfferTrade { .. } | Action::CounterOffer { .. }
+            ) {
                 self.actions.swap_remove(i);
             } else {
-                break a;
+                break i;
             }
         };
-        if let Action::Discard { cards } = action {
+        // Applied where it is listed, not copied first; a discard's cards are drawn.
+        let mut action = self.actions[i];
+        let result = if let Action::Discard { cards } = action {
             action = Action::Discard {
                 cards: self.random_cards(game.player(seat).hand, cards.total()),
             };
-        }
-        game.apply_into(Actor::Seat(seat), action, events)
-            .map_err(|error| PlayoutError::Refused {
-                seat,
-                action,
-                error,
-            })?;
+            game.apply_ref(Actor::Seat(seat), &action, events)
+        } else {
+            game.apply_ref(Actor::Seat(seat), &self.actions[i], events)
+        };
+        result.map_err(|error| PlayoutError::Refused {
+            seat,
+            action,
+            error,
+        })?;
         Ok((seat, action))
     }
 
