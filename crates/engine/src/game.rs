@@ -96,7 +96,8 @@ impl Player {
 
 /// One point per settlement and two per city: `settlements.count_ones() +
 /// 2 * cities.count_ones()` as one bit-parallel count, since the portable build has no
-/// popcount instruction and the win check runs after every action.
+/// popcount instruction (the game keeps each seat's in [`SeatBuildings`]; views and
+/// positions count them here).
 fn building_points(settlements: VertexMask, cities: VertexMask) -> u32 {
     const M1: u64 = 0x5555_5555_5555_5555;
     const M2: u64 = 0x3333_3333_3333_3333;
@@ -164,6 +165,31 @@ fn may_win(action: &Action) -> bool {
     )
 }
 
+/// What a seat's buildings give it, derived from its buildings and the map.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct SeatBuildings {
+    /// One point per settlement and two per city.
+    pub(crate) points: u8,
+    /// The harbors the buildings stand on, as [`rules::harbors_in_reach`]
+    /// gives them.
+    ///
+    /// [`rules::harbors_in_reach`]: crate::rules::harbors_in_reach
+    pub(crate) harbors: u8,
+}
+
+impl SeatBuildings {
+    /// The points and harbors of each seat of `players` on `map`.
+    pub(crate) fn of(map: &Map, players: &[Player; MAX_SEATS]) -> [SeatBuildings; MAX_SEATS] {
+        std::array::from_fn(|s| {
+            let p = &players[s];
+            SeatBuildings {
+                points: u8::try_from(building_points(p.settlements, p.cities)).unwrap_or(u8::MAX),
+                harbors: crate::rules::harbors_in_reach(map, p.buildings()),
+            }
+        })
+    }
+}
+
 /// A game of Catan. Only constructed through [`Game::new`] or the validating
 /// [`Game::from_position`], and only changed through [`Game::apply`], so holding a
 /// `Game` means holding a legal position. It serializes as its [`crate::Position`];
@@ -186,6 +212,11 @@ pub struct Game {
     pub(crate) robber: TileId,
     /// One entry per seat, `options.players` long in effect.
     pub(crate) players: [Player; MAX_SEATS],
+    /// What each seat's buildings give it, as [`SeatBuildings::of`] finds it: kept
+    /// current wherever a building is placed ([`Game::place_settlement`],
+    /// [`Game::place_city`]) and set wherever a game is made, so the win check and the
+    /// trades read it instead of counting the buildings every time.
+    pub(crate) buildings: [SeatBuildings; MAX_SEATS],
     /// The bank's resource cards.
     pub(crate) bank: Resources,
     /// The development deck, top card last. Never in a view.
@@ -242,6 +273,7 @@ impl Game {
             map,
             robber,
             players: std::array::from_fn(|_| Player::new()),
+            buildings: [SeatBuildings::default(); MAX_SEATS],
             bank: Resources::splat(BANK_PER_RESOURCE),
             dev_deck,
             phase: Phase::Setup {
@@ -521,13 +553,11 @@ impl Game {
     /// Public victory points: buildings and awards, not VP cards.
     #[must_use]
     pub fn public_vp(&self, seat: Seat) -> u8 {
-        let p = &self.players[seat.index()];
-        public_vp(
-            p.settlements,
-            p.cities,
-            self.longest_road == Some(seat),
-            self.largest_army == Some(seat),
-        )
+        // The buildings' points as kept (`invariants` recounts them from the board).
+        let vp = u32::from(self.buildings[seat.index()].points)
+            + 2 * u32::from(self.longest_road == Some(seat))
+            + 2 * u32::from(self.largest_army == Some(seat));
+        u8::try_from(vp).unwrap_or(u8::MAX)
     }
 
     /// Total victory points, hidden VP cards included.
@@ -603,5 +633,29 @@ mod tests {
             );
         }
         assert_eq!(building_points(u64::MAX, u64::MAX), 192);
+    }
+
+    #[test]
+    fn kept_points_and_harbors_match_the_buildings_after_every_action() {
+        // what `place_settlement` and `place_city` keep is what the
+        // buildings give, in every game, and as a game read back makes it.
+        for seed in 0..40 {
+            let players = 3 + (seed % 2) as u8;
+            let options = GameOptions::default().with_players(players);
+            let mut game = Game::new(options, seed).unwrap();
+            let mut player = crate::playout::RandomPlayer::new(seed);
+            let mut events = Vec::new();
+            while !game.is_over() {
+                player.step(&mut game, &mut events).unwrap();
+                assert_eq!(
+                    game.buildings,
+                    SeatBuildings::of(&game.map, &game.players),
+                    "seed {seed}, turn {}",
+                    game.turn
+                );
+            }
+            let back = Game::from_position(game.to_position()).unwrap();
+            assert_eq!(back.buildings, game.buildings, "seed {seed}");
+        }
     }
 }

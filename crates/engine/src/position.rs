@@ -50,7 +50,7 @@ use serde::{Deserialize, Serialize};
 use crate::board::{EDGE_COUNT, EdgeId, EdgeMask, Map, TileId, VERTEX_COUNT, VertexId, VertexMask};
 use crate::decimal::text;
 use crate::dev_card::{DevCard, DevCards};
-use crate::game::{BANK_PER_RESOURCE, Game, Player};
+use crate::game::{BANK_PER_RESOURCE, Game, Player, SeatBuildings};
 use crate::options::GameOptions;
 use crate::phase::Phase;
 use crate::position_error::{Piece, PositionError};
@@ -290,6 +290,7 @@ impl Game {
             seed: p.seed,
             rng,
             tiles_by_number: crate::rules::tiles_by_number(&p.map),
+            buildings: SeatBuildings::of(&p.map, &players),
             map: p.map,
             robber: p.robber,
             players,

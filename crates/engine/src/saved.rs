@@ -19,7 +19,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::board::{Map, TileId};
 use crate::decimal::text;
 use crate::dev_card::DevCard;
-use crate::game::{Game, Player};
+use crate::game::{Game, Player, SeatBuildings};
 use crate::options::GameOptions;
 use crate::phase::Phase;
 use crate::position::{Position, SeatPosition};
@@ -124,16 +124,18 @@ fn from_format_1(s: Saved) -> Result<Game, PositionError> {
     if rng.get_seed() != fresh.get_seed() || rng.get_stream() != fresh.get_stream() {
         return Err(PositionError::Rng);
     }
+    let players = s
+        .players
+        .unwrap_or_else(|| std::array::from_fn(|_| Player::new()));
     let game = Game {
         options: s.options,
         seed: s.seed,
         rng,
         tiles_by_number: crate::rules::tiles_by_number(&s.map),
+        buildings: SeatBuildings::of(&s.map, &players),
         map: s.map,
         robber: s.robber,
-        players: s
-            .players
-            .unwrap_or_else(|| std::array::from_fn(|_| Player::new())),
+        players,
         bank: s.bank.unwrap_or(Resources::ZERO),
         dev_deck: s.dev_deck,
         phase: s.phase,

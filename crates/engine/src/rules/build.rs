@@ -178,7 +178,7 @@ impl Game {
                     return Err(ActionError::InsufficientResources);
                 }
                 self.pay(seat, Resources::SETTLEMENT, out);
-                self.players[seat.index()].settlements |= v.bit();
+                self.place_settlement(seat, v);
                 out.push(Event::SettlementBuilt { seat, vertex: v });
                 // A new building may cut an opponent's route.
                 self.update_longest_road_after_settlement(seat, v, out);
@@ -286,11 +286,27 @@ impl Game {
             return Err(ActionError::InsufficientResources);
         }
         self.pay(seat, Resources::CITY, out);
+        self.place_city(seat, v);
+        out.push(Event::CityBuilt { seat, vertex: v });
+        Ok(())
+    }
+
+    /// Puts a settlement of `seat` on the empty `v`: one point more, and the
+    /// harbor there, if any, in reach.
+    pub(crate) fn place_settlement(&mut self, seat: Seat, v: VertexId) {
+        self.players[seat.index()].settlements |= v.bit();
+        let b = &mut self.buildings[seat.index()];
+        b.points += 1;
+        b.harbors |= crate::rules::harbors_in_reach(&self.map, v.bit());
+    }
+
+    /// Replaces the settlement of `seat` on `v` with a city: one point more,
+    /// the same harbors.
+    fn place_city(&mut self, seat: Seat, v: VertexId) {
         let p = &mut self.players[seat.index()];
         // the settlement returns to the supply.
         p.settlements &= !v.bit();
         p.cities |= v.bit();
-        out.push(Event::CityBuilt { seat, vertex: v });
-        Ok(())
+        self.buildings[seat.index()].points += 1;
     }
 }

@@ -67,7 +67,7 @@ impl Game {
     /// Appends the legal actions of `by` to `out` (no allocation once `out` has grown).
     ///
     /// Inlined into the caller: a seat's common phases (trade and build, the roll, the
-    /// robber) go straight to their listing, the rest to [`Game::push_other`].
+    /// robber) go straight to their listing, the rest to `push_other`.
     #[inline]
     pub fn legal_actions_into(&self, by: Actor, out: &mut Vec<Action>) {
         if matches!(self.phase, Phase::Over { .. }) {

@@ -16,7 +16,7 @@ impl Game {
         v: VertexId,
         out: &mut Vec<Event>,
     ) {
-        self.players[seat.index()].settlements |= v.bit();
+        self.place_settlement(seat, v);
         out.push(Event::SettlementBuilt { seat, vertex: v });
         // the second settlement yields one card per adjacent producing tile.
         if index >= self.options.players {

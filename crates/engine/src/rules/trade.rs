@@ -65,10 +65,11 @@ impl Game {
         maritime_ratios(self.harbors_in_reach(seat))
     }
 
-    /// The harbors `seat` may use, as [`harbors_in_reach`] tells them.
+    /// The harbors `seat` may use, as [`harbors_in_reach`] tells them: kept
+    /// beside the seat's buildings (`Game::buildings`).
     #[inline]
     pub(crate) fn harbors_in_reach(&self, seat: Seat) -> u8 {
-        harbors_in_reach(&self.map, self.players[seat.index()].buildings())
+        self.buildings[seat.index()].harbors
     }
 
     /// trades happen in the current player's trade-and-build phase only.
