@@ -136,35 +136,6 @@ pub(crate) fn total_vp(public_vp: u8, dev_cards: &DevCards) -> u8 {
     public_vp + dev_cards.get(DevCard::VictoryPoint)
 }
 
-/// Whether `action` can bring the current player to the points target: it
-/// builds, buys a card (a VP card), plays a Knight (Largest Army), ends the turn (the
-/// next player may already hold the points, R-10.4) or is a time-out (which does
-/// any of these). The others change neither anyone's points nor whose turn it is, and
-/// a game in play never has its current player at the target (`invariants`, and
-/// `Game::from_position` ends such a position as won), so [`Game::check_win`] after
-/// them could find nothing: it is skipped, which the simulator measures (a third of
-/// the actions are rolls, a seventh maritime trades).
-#[inline]
-fn may_win(action: &Action) -> bool {
-    !matches!(
-        action,
-        Action::RollDice
-            | Action::Discard { .. }
-            | Action::MoveRobber { .. }
-            | Action::MaritimeTrade { .. }
-            | Action::PlayRoadBuilding
-            | Action::PlayYearOfPlenty { .. }
-            | Action::PlayMonopoly { .. }
-            | Action::OfferTrade { .. }
-            | Action::AcceptOffer { .. }
-            | Action::RejectOffer { .. }
-            | Action::CounterOffer { .. }
-            | Action::WithdrawOffer { .. }
-            | Action::ConfirmTrade { .. }
-            | Action::ExpireOffer { .. }
-    )
-}
-
 /// What a seat's buildings give it, derived from its buildings and the map.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct SeatBuildings {
@@ -333,20 +304,21 @@ impl Game {
     ) -> Result<(), ActionError> {
         let mark = out.len();
         let result = self.dispatch(by, action, out);
-        match result {
-            Ok(()) => {
-                if may_win(action) {
-                    self.check_win(out);
-                }
-                Ok(())
-            }
-            Err(e) => {
-                out.truncate(mark);
-                Err(e)
-            }
+        if result.is_err() {
+            out.truncate(mark);
         }
+        result
     }
 
+    /// Applies `action`, and the win check after the actions that can bring
+    /// the current player to the points target: building, buying a card (a VP card),
+    /// playing a Knight (Largest Army), ending the turn (the next player may already
+    /// hold the points, R-10.4) and the time-out (which does any of these). The others
+    /// change neither anyone's points nor whose turn it is, and a game in play never
+    /// has its current player at the target (`invariants`, and `Game::from_position`
+    /// ends such a position as won), so the check after them could find nothing: it is
+    /// skipped, which the simulator measures (a third of the actions are rolls, a
+    /// seventh maritime trades).
     fn dispatch(
         &mut self,
         by: Actor,
@@ -360,7 +332,10 @@ impl Game {
             Actor::System => {
                 return match *action {
                     Action::ExpireOffer { offer } => self.expire_offer(offer, out),
-                    Action::TimeOut => self.time_out(out),
+                    Action::TimeOut => {
+                        let done = self.time_out(out);
+                        self.check_win_after(done, out)
+                    }
                     _ => Err(ActionError::NotForSystem),
                 };
             }
@@ -368,14 +343,29 @@ impl Game {
             Actor::Seat(_) => return Err(ActionError::NoSuchSeat),
         };
         match *action {
-            Action::BuildSettlement { vertex } => self.build_settlement(seat, vertex, out),
-            Action::BuildRoad { edge } => self.build_road(seat, edge, out),
-            Action::BuildCity { vertex } => self.build_city(seat, vertex, out),
+            Action::BuildSettlement { vertex } => {
+                let done = self.build_settlement(seat, vertex, out);
+                self.check_win_after(done, out)
+            }
+            Action::BuildRoad { edge } => {
+                let done = self.build_road(seat, edge, out);
+                self.check_win_after(done, out)
+            }
+            Action::BuildCity { vertex } => {
+                let done = self.build_city(seat, vertex, out);
+                self.check_win_after(done, out)
+            }
             Action::RollDice => self.roll_dice(seat, out),
             Action::Discard { cards } => self.discard(seat, cards, out),
             Action::MoveRobber { tile, victim } => self.move_robber(seat, tile, victim, out),
-            Action::BuyDevCard => self.buy_dev_card(seat, out),
-            Action::PlayKnight => self.play_knight(seat, out),
+            Action::BuyDevCard => {
+                let done = self.buy_dev_card(seat, out);
+                self.check_win_after(done, out)
+            }
+            Action::PlayKnight => {
+                let done = self.play_knight(seat, out);
+                self.check_win_after(done, out)
+            }
             Action::PlayRoadBuilding => self.play_road_building(seat, out),
             Action::PlayYearOfPlenty { take } => self.play_year_of_plenty(seat, take, out),
             Action::PlayMonopoly { resource } => self.play_monopoly(seat, resource, out),
@@ -388,9 +378,25 @@ impl Game {
             }
             Action::WithdrawOffer { offer } => self.withdraw_offer(seat, offer, out),
             Action::ConfirmTrade { offer, with } => self.confirm_trade(seat, offer, with, out),
-            Action::EndTurn => self.end_turn(seat, out),
+            Action::EndTurn => {
+                let done = self.end_turn(seat, out);
+                self.check_win_after(done, out)
+            }
             Action::ExpireOffer { .. } | Action::TimeOut => Err(ActionError::SystemOnly),
         }
+    }
+
+    /// The win check after an action that was applied (`done` is `Ok`).
+    #[inline]
+    fn check_win_after(
+        &mut self,
+        done: Result<(), ActionError>,
+        out: &mut Vec<Event>,
+    ) -> Result<(), ActionError> {
+        if done.is_ok() {
+            self.check_win(out);
+        }
+        done
     }
 
     /// Fails with `NotYourTurn` unless `seat` is the current player.
@@ -567,30 +573,39 @@ impl Game {
     }
 
     /// the current player wins as soon as their total reaches the target.
+    #[inline]
     fn check_win(&mut self, out: &mut Vec<Event>) {
         if matches!(self.phase, Phase::Over { .. } | Phase::Setup { .. }) {
             return;
         }
         let points = self.total_vp(self.current);
         if points >= self.options.vp_target {
-            let winner = self.current;
-            for o in self.offers.drain(..) {
-                out.push(Event::OfferClosed {
-                    offer: o.id,
-                    reason: crate::trade::OfferClosed::GameOver,
-                });
-            }
-            out.push(Event::GameWon {
-                seat: winner,
-                points,
-            });
-            self.set_phase(
-                Phase::Over {
-                    winner: Some(winner),
-                },
-                out,
-            );
+            self.win(points, out);
         }
+    }
+
+    /// The current player, with `points`, wins: open offers close, the game
+    /// is over.
+    #[cold]
+    #[inline(never)]
+    fn win(&mut self, points: u8, out: &mut Vec<Event>) {
+        let winner = self.current;
+        for o in self.offers.drain(..) {
+            out.push(Event::OfferClosed {
+                offer: o.id,
+                reason: crate::trade::OfferClosed::GameOver,
+            });
+        }
+        out.push(Event::GameWon {
+            seat: winner,
+            points,
+        });
+        self.set_phase(
+            Phase::Over {
+                winner: Some(winner),
+            },
+            out,
+        );
     }
 
     /// The next seat in turn order.
