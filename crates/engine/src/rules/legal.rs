@@ -40,6 +40,28 @@ fn push_edges(mut m: u128, out: &mut Vec<Action>) {
     }
 }
 
+/// The kinds of a cost of at most one card of each kind, as a bit set by resource index
+/// (as [`Resources::at_least`] gives them): a hand meets the cost when it holds them all.
+const fn single_kinds(cost: Resources) -> u8 {
+    let mut kinds = 0;
+    let mut r = 0;
+    while r < cost.0.len() {
+        assert!(cost.0[r] <= 1, "one card of a kind at most");
+        if cost.0[r] == 1 {
+            kinds |= 1 << r;
+        }
+        r += 1;
+    }
+    kinds
+}
+
+/// The kinds of [`Resources::ROAD`].
+const ROAD_KINDS: u8 = single_kinds(Resources::ROAD);
+/// The kinds of [`Resources::SETTLEMENT`].
+const SETTLEMENT_KINDS: u8 = single_kinds(Resources::SETTLEMENT);
+/// The kinds of [`Resources::DEV_CARD`].
+const DEV_CARD_KINDS: u8 = single_kinds(Resources::DEV_CARD);
+
 /// One card of the first resource held, asking one card of another resource: the
 /// representative of the trade-offer kinds.
 fn representative_terms(hand: &Resources) -> Option<(Resources, Resources)> {
@@ -246,11 +268,13 @@ impl Game {
         out.push(Action::EndTurn);
         let p = &self.players[seat.index()];
         let hand = p.hand;
-        // The hand first: it is cheaper to test than the supply.
-        if hand.contains(&Resources::ROAD) && p.roads_left() > 0 {
+        // The hand first: it is cheaper to test than the supply. The costs of one card
+        // of each of their kinds are met when the hand holds every kind.
+        let held = hand.at_least(1);
+        if held & ROAD_KINDS == ROAD_KINDS && p.roads_left() > 0 {
             push_edges(self.road_spots(seat), out);
         }
-        if hand.contains(&Resources::SETTLEMENT) && p.settlements_left() > 0 {
+        if held & SETTLEMENT_KINDS == SETTLEMENT_KINDS && p.settlements_left() > 0 {
             push_vertices(self.settlement_spots(seat), out, |vertex| {
                 Action::BuildSettlement { vertex }
             });
@@ -258,7 +282,7 @@ impl Game {
         if hand.contains(&Resources::CITY) && p.cities_left() > 0 {
             push_vertices(p.settlements, out, |vertex| Action::BuildCity { vertex });
         }
-        if !self.dev_deck.is_empty() && hand.contains(&Resources::DEV_CARD) {
+        if !self.dev_deck.is_empty() && held & DEV_CARD_KINDS == DEV_CARD_KINDS {
             out.push(Action::BuyDevCard);
         }
         self.push_dev_plays(seat, out);
