@@ -133,26 +133,61 @@ fn route_through_new_road(
     e: EdgeId,
     blocked: VertexMask,
 ) -> Option<u8> {
-    let mut tree = Tree {
-        topo,
-        roads,
-        blocked,
-        visited: 0,
-        longest: 0,
-        has_loop: false,
-    };
+    let ends = topo.edge_vertex_mask[e.index()];
+    // Both open ends count as reached: meeting one again from the other is a loop.
+    let mut reached = ends & !blocked;
+    let mut used = e.bit();
     let mut through = 1;
     for end in topo.edge_vertices[e.index()] {
         if blocked & end.bit() == 0 {
-            // Down from this end, never back through `e`: meeting the other end
-            // another way is a loop.
-            through += tree.height(end.index(), e.bit());
-            if tree.has_loop {
-                return None;
-            }
+            through += height(topo, roads, blocked, end.bit(), &mut reached, &mut used)?;
         }
     }
     Some(through)
+}
+
+/// The longest path down from the open intersections `from` along `roads` not yet
+/// `used`, layer by layer (breadth first, without recursion), marking the roads it
+/// takes as used and the open intersections it reaches as `reached`; `None` when it
+/// meets a loop: a road between two intersections of one layer, or one reaching an
+/// open intersection reached before or by another road of the layer. Blocked
+/// intersections end a path (one per road reaching them) and are never passed.
+fn height(
+    topo: &Topology,
+    roads: EdgeMask,
+    blocked: VertexMask,
+    from: VertexMask,
+    reached: &mut VertexMask,
+    used: &mut EdgeMask,
+) -> Option<u8> {
+    let mut layer = from;
+    let mut depth = 0;
+    loop {
+        let mut edges: EdgeMask = 0;
+        let mut m = layer;
+        while m != 0 {
+            edges |= topo.vertex_edge_mask[m.trailing_zeros() as usize];
+            m &= m - 1;
+        }
+        edges &= roads & !*used;
+        if edges == 0 {
+            return Some(depth);
+        }
+        depth += 1;
+        *used |= edges;
+        let mut next: VertexMask = 0;
+        while edges != 0 {
+            let far = topo.edge_vertex_mask[edges.trailing_zeros() as usize] & !layer;
+            edges &= edges - 1;
+            let open = far & !blocked;
+            if far == 0 || open & (next | *reached) != 0 {
+                return None;
+            }
+            next |= far;
+        }
+        layer = next & !blocked;
+        *reached |= layer;
+    }
 }
 
 /// The longest trail through `roads` by depth-first search from a few start points
@@ -469,6 +504,60 @@ mod tests {
         }
         // The sample exercises the full search of components with a loop too.
         assert!(loops > 500, "only {loops} networks with a loop");
+    }
+
+    /// [`route_through_new_road`] by the recursive pass of [`Tree`], with one `visited`
+    /// for both ends.
+    fn through_by_tree(roads: EdgeMask, e: EdgeId, blocked: VertexMask) -> Option<u8> {
+        let topo = topology();
+        let mut tree = Tree {
+            topo,
+            roads,
+            blocked,
+            visited: 0,
+            longest: 0,
+            has_loop: false,
+        };
+        let mut through = 1;
+        for end in topo.edge_vertices[e.index()] {
+            if blocked & end.bit() == 0 {
+                through += tree.height(end.index(), e.bit());
+                if tree.has_loop {
+                    return None;
+                }
+            }
+        }
+        Some(through)
+    }
+
+    #[test]
+    fn the_route_through_a_new_road_agrees_with_the_recursive_pass() {
+        // the layer-by-layer pass finds the same paths and the same loops.
+        let mut rng = ChaCha8Rng::seed_from_u64(12);
+        let (mut trees, mut loops) = (0, 0);
+        for _ in 0..20_000 {
+            let n = rng.random_range(1..=15);
+            let roads = random_roads(&mut rng, n);
+            let blocked = rng.random::<u64>() & rng.random::<u64>() & rng.random::<u64>();
+            let blocked = blocked & ((1 << VERTEX_COUNT) - 1);
+            let mut m = roads;
+            while m != 0 {
+                let e = EdgeId(m.trailing_zeros() as u8);
+                m &= m - 1;
+                let through = route_through_new_road(topology(), roads, e, blocked);
+                assert_eq!(
+                    through,
+                    through_by_tree(roads, e, blocked),
+                    "roads {roads:#x}, road {e:?}, blocked {blocked:#x}"
+                );
+                trees += usize::from(through.is_some());
+                loops += usize::from(through.is_none());
+            }
+        }
+        assert!(
+            trees > 50_000 && loops > 5_000,
+            "{trees} trees, {loops} loops"
+        );
     }
 
     #[test]
