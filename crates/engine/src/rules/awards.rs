@@ -1,6 +1,6 @@
 //! Longest Road and Largest Army: route length and the holding rules of.
 
-use crate::board::{EdgeId, EdgeMask, Topology, VertexId, VertexMask, topology};
+use crate::board::{EdgeId, EdgeMask, Topology, VERTEX_COUNT, VertexId, VertexMask, topology};
 use crate::event::Event;
 use crate::game::Game;
 use crate::seat::{MAX_SEATS, Seat};
@@ -220,12 +220,83 @@ fn search_route(topo: &Topology, roads: EdgeMask, blocked: VertexMask) -> u8 {
             best = best.max(loop_edges.count_ones() as u8);
         }
     }
+    if let Some(network) = Network::of(topo, roads) {
+        let all = network.all();
+        while starts != 0 {
+            let v = starts.trailing_zeros() as usize;
+            starts &= starts - 1;
+            best = best.max(network.walk(v, all, blocked));
+        }
+        return best;
+    }
     while starts != 0 {
         let v = starts.trailing_zeros() as usize;
         starts &= starts - 1;
         best = best.max(walk(topo, v, roads, blocked));
     }
     best
+}
+
+/// Roads numbered among themselves, for the trail search of [`search_route`]: at most
+/// 32 (a seat has 15), so a set of them is one word and the other end of a road one
+/// exclusive or, where [`walk`] works on the board's 72 paths.
+struct Network {
+    /// How many roads.
+    len: u32,
+    /// The two ends of each road.
+    ends: [[u8; 2]; 32],
+    /// The roads meeting at each intersection.
+    at: [u32; VERTEX_COUNT],
+}
+
+impl Network {
+    /// `roads` numbered in path order, if there are at most 32.
+    fn of(topo: &Topology, roads: EdgeMask) -> Option<Network> {
+        let len = roads.count_ones();
+        if len > 32 {
+            return None;
+        }
+        let mut network = Network {
+            len,
+            ends: [[0; 2]; 32],
+            at: [0; VERTEX_COUNT],
+        };
+        let mut m = roads;
+        let mut i = 0;
+        while m != 0 {
+            let [a, b] = topo.edge_vertices[m.trailing_zeros() as usize];
+            m &= m - 1;
+            network.ends[i] = [a.0, b.0];
+            network.at[a.index()] |= 1 << i;
+            network.at[b.index()] |= 1 << i;
+            i += 1;
+        }
+        Some(network)
+    }
+
+    /// Every road.
+    fn all(&self) -> u32 {
+        u32::MAX.checked_shr(32 - self.len).unwrap_or(0)
+    }
+
+    /// [`walk`]: the longest trail from intersection `v` along the unused roads `left`.
+    fn walk(&self, v: usize, left: u32, blocked: VertexMask) -> u8 {
+        let mut best = 0;
+        let mut roads = self.at[v] & left;
+        while roads != 0 {
+            let r = roads.trailing_zeros() as usize;
+            roads &= roads - 1;
+            let [a, b] = self.ends[r];
+            let w = usize::from(a ^ b) ^ v;
+            let onward = if blocked & (1u64 << w) != 0 {
+                0
+            } else {
+                self.walk(w, left & !(1 << r), blocked)
+            };
+            best = best.max(1 + onward);
+        }
+        best
+    }
 }
 
 /// The roads connected to the intersections `from` through `roads`.
@@ -410,7 +481,7 @@ impl Game {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::{EDGE_COUNT, VERTEX_COUNT};
+    use crate::board::EDGE_COUNT;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
