@@ -412,9 +412,11 @@ impl Game {
         } else {
             let reachable = trail_component(topo, p.roads, e, blocked);
             // A trail uses each road once: a component no larger than the recorded
-            // route cannot hold a longer one, and needs no search.
+            // route cannot hold a longer one, and needs no search. The pass above met
+            // a loop in it, so the search goes straight to it (`component_route` would
+            // meet the loop again first).
             if reachable.count_ones() > u32::from(p.road_length) {
-                p.road_length = p.road_length.max(component_route(topo, reachable, blocked));
+                p.road_length = p.road_length.max(search_route(topo, reachable, blocked));
             }
         }
         self.decide_longest_road(out);
@@ -622,7 +624,17 @@ mod tests {
                     "roads {roads:#x}, road {e:?}, blocked {blocked:#x}"
                 );
                 trees += usize::from(through.is_some());
-                loops += usize::from(through.is_none());
+                if through.is_none() {
+                    // The loop met is in the road's trail component: the search
+                    // there is what the component's own pass would end in.
+                    loops += 1;
+                    let reachable = trail_component(topology(), roads, e, blocked);
+                    assert_eq!(
+                        search_route(topology(), reachable, blocked),
+                        component_route(topology(), reachable, blocked),
+                        "roads {roads:#x}, road {e:?}, blocked {blocked:#x}"
+                    );
+                }
             }
         }
         assert!(
