@@ -558,6 +558,7 @@ impl Game {
 
     /// Public victory points: buildings and awards, not VP cards.
     #[must_use]
+    #[inline]
     pub fn public_vp(&self, seat: Seat) -> u8 {
         // The buildings' points as kept (`invariants` recounts them from the board).
         let vp = u32::from(self.buildings[seat.index()].points)
@@ -568,6 +569,7 @@ impl Game {
 
     /// Total victory points, hidden VP cards included.
     #[must_use]
+    #[inline]
     pub fn total_vp(&self, seat: Seat) -> u8 {
         total_vp(self.public_vp(seat), &self.players[seat.index()].dev_cards)
     }
