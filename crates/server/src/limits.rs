@@ -88,8 +88,10 @@ pub struct LimitsConfig {
     #[arg(long, env = "CATAN_OUTBOUND_QUEUE", default_value_t = 256)]
     pub outbound_queue: usize,
 
-    /// WebSocket read buffer per connection in bytes (memory per connection).
-    #[arg(long, env = "CATAN_WS_READ_BUFFER", default_value_t = 4096)]
+    /// WebSocket read buffer per connection in bytes (memory per connection, all of
+    /// it touched: every read fills it). A client's messages are small (an action is
+    /// about 100 bytes); a larger one grows it while it is read.
+    #[arg(long, env = "CATAN_WS_READ_BUFFER", default_value_t = 1024)]
     pub ws_read_buffer: usize,
 }
 
