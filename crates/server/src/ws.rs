@@ -299,7 +299,9 @@ where
         }
     };
     if let Some(code) = close_code {
-        end(&mut sink, &mut stream, &mut conn, code, &shutdown).await;
+        // Boxed: a closing handshake's futures (timeouts, the `closing` message) are
+        // needed once, at the end; a waiting connection does not carry them.
+        Box::pin(end(&mut sink, &mut stream, &mut conn, code, &shutdown)).await;
     }
     room.disconnect(conn.conn).await;
     close_code
