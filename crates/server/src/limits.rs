@@ -91,7 +91,7 @@ pub struct LimitsConfig {
     /// WebSocket read buffer per connection in bytes (memory per connection, all of
     /// it touched: every read fills it). A client's messages are small (an action is
     /// about 100 bytes); a larger one grows it while it is read.
-    #[arg(long, env = "CATAN_WS_READ_BUFFER", default_value_t = 1024)]
+    #[arg(long, env = "CATAN_WS_READ_BUFFER", default_value_t = 512)]
     pub ws_read_buffer: usize,
 }
 
