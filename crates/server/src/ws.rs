@@ -255,7 +255,7 @@ where
                 // so that the close frame comes right after what is in transit.
                 Some(_) if too_slow(&conn.shared) => break Some(CloseCode::TooSlow),
                 Some(out) => Verdict::Reply(Message::Text(match out {
-                    Outbound::Text(text) => text,
+                    Outbound::Text(text) => Utf8Bytes::from(&*text),
                     // Rooms send typed messages only to clients in the process.
                     Outbound::Message(msg) => Utf8Bytes::from(
                         serde_json::to_string(&*msg).expect("server messages serialize"),

@@ -12,7 +12,6 @@ mod writes;
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::{Arc, Weak};
 
-use axum::extract::ws::Utf8Bytes;
 use catan_engine::Seat;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
@@ -54,8 +53,9 @@ pub enum Wire {
 /// What a room sends to one connection.
 #[derive(Debug, Clone)]
 pub enum Outbound {
-    /// A serialized [`ServerMessage`], for a socket.
-    Text(Utf8Bytes),
+    /// A serialized [`ServerMessage`], for a socket. Shared text, 16 bytes: a
+    /// connection's queue allocates 32 slots up front, for as long as it is open.
+    Text(Arc<str>),
     /// The message itself, for a client in the same process (the built-in bots):
     /// no JSON on the way.
     Message(Arc<ServerMessage>),
@@ -216,10 +216,12 @@ pub(crate) enum Command {
     },
     /// A connection's socket ended.
     Disconnect { conn: ConnId },
-    /// A message of an attached connection, with when it arrived.
+    /// A message of an attached connection, with when it arrived. Boxed: the
+    /// largest payload (64 bytes), and a room's command queue allocates 32 slots of
+    /// the largest command up front.
     Client {
         conn: ConnId,
-        msg: ClientMessage,
+        msg: Box<ClientMessage>,
         received: Instant,
     },
     /// What administrators see in the room list.
@@ -502,7 +504,7 @@ impl RoomHandle {
         self.tx
             .send(Command::Client {
                 conn,
-                msg,
+                msg: Box::new(msg),
                 received,
             })
             .await

@@ -224,17 +224,27 @@ impl RoomTask {
     /// A command being handled (an action being stored) always finishes first: the
     /// shutdown is only noticed between commands.
     async fn next_wake(&mut self, shutdown: &CancellationToken) -> Wake {
-        let next = self.room.next_deadline();
-        let idle = self.room.idle_deadline();
-        let abandon = self.room.abandon_deadline();
-        let sleep = self.room.sleep_deadline();
+        // One timer, at the earliest deadline (each timer is some 100 bytes of every
+        // waiting room); when it fires, the first deadline in this order that ran
+        // out is the one served, the others at the next turn of the loop.
+        let deadlines = [
+            self.room.next_deadline(),
+            self.room.idle_deadline(),
+            self.room.abandon_deadline(),
+            self.room.sleep_deadline(),
+        ];
+        let earliest = deadlines.iter().flatten().min().copied();
         tokio::select! {
             () = shutdown.cancelled() => Wake::Shutdown,
             cmd = self.rx.recv() => Wake::Command(cmd),
-            () = sleep_until(next), if next.is_some() => Wake::Timers,
-            () = sleep_until(idle), if idle.is_some() => Wake::Idle,
-            () = sleep_until(abandon), if abandon.is_some() => Wake::Abandoned,
-            () = sleep_until(sleep), if sleep.is_some() => Wake::Sleep,
+            () = sleep_until(earliest), if earliest.is_some() => {
+                match deadlines.iter().position(|at| *at == earliest) {
+                    Some(1) => Wake::Idle,
+                    Some(2) => Wake::Abandoned,
+                    Some(3) => Wake::Sleep,
+                    _ => Wake::Timers,
+                }
+            }
         }
     }
 
@@ -305,9 +315,9 @@ impl RoomTask {
                 msg,
                 received,
             } => {
-                if matches!(msg, ClientMessage::Chat { .. }) && self.muted(conn) {
+                if matches!(*msg, ClientMessage::Chat { .. }) && self.muted(conn) {
                     self.room.refuse(conn, ErrorCode::Muted, MUTED_MESSAGE);
-                } else if let Some(staged) = self.room.client_message(conn, msg) {
+                } else if let Some(staged) = self.room.client_message(conn, *msg) {
                     self.store_and_commit(staged, Some(received)).await;
                 }
             }

@@ -7,7 +7,6 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use axum::extract::ws::Utf8Bytes;
 use catan_engine::{Action, Event, Seat};
 
 use super::timers::Sent;
@@ -139,8 +138,8 @@ pub(super) fn outbound(meta: &ConnMeta, msg: &ServerMessage) -> Outbound {
 }
 
 /// `msg` as JSON text.
-fn to_text(msg: &ServerMessage) -> Utf8Bytes {
-    Utf8Bytes::from(serde_json::to_string(msg).expect("server messages serialize"))
+fn to_text(msg: &ServerMessage) -> Arc<str> {
+    Arc::from(serde_json::to_string(msg).expect("server messages serialize"))
 }
 
 /// What a sleeping room's outbox leaves in the store (protocol 27.5), so that its
@@ -345,7 +344,7 @@ impl Outbox {
         let seq = self.seq;
         let events: Arc<[Event]> = events.into();
         self.log(Logged::Events(events.clone()));
-        let mut spectator_text: Option<Utf8Bytes> = None;
+        let mut spectator_text: Option<Arc<str>> = None;
         for &(id, meta) in conns {
             let request_id = request
                 .as_ref()
@@ -395,7 +394,7 @@ impl Outbox {
     /// Sends the same message to every connection: serialized once for the sockets,
     /// shared as it is with the clients in this process.
     fn send_all(&mut self, conns: &[(ConnId, ConnMeta)], msg: &ServerMessage) {
-        let mut text: Option<Utf8Bytes> = None;
+        let mut text: Option<Arc<str>> = None;
         let mut typed: Option<Arc<ServerMessage>> = None;
         for &(id, meta) in conns {
             let out = if meta.wire == Wire::Typed {

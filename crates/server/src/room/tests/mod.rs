@@ -337,3 +337,15 @@ async fn a_waiting_room_task_holds_little_more_than_its_state() {
         "the waiting room task is {waiting} bytes for {state} bytes of state"
     );
 }
+
+/// A room's command queue allocates 32 slots of its largest command up front, in
+/// every room: the client's message (64 bytes) travels boxed, so that a slot is 56
+/// bytes, not 88.
+#[test]
+fn a_command_is_at_most_56_bytes() {
+    assert!(
+        std::mem::size_of::<super::Command>() <= 56,
+        "a command is {} bytes",
+        std::mem::size_of::<super::Command>()
+    );
+}

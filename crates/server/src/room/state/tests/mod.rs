@@ -80,7 +80,7 @@ impl Sent {
 
 fn decode(out: Outbound) -> ServerMessage {
     match out {
-        Outbound::Text(t) => serde_json::from_str(t.as_str()).expect("valid server JSON"),
+        Outbound::Text(t) => serde_json::from_str(&t).expect("valid server JSON"),
         Outbound::Message(m) => (*m).clone(),
     }
 }
