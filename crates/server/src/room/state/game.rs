@@ -23,10 +23,6 @@ pub(crate) struct Match {
     /// The statistics of the game so far, for its `game_over` (hidden information
     /// until then: never shown during the game).
     tally: Tally,
-    /// The game as it started, from which [`Match::log`] replays it: the room
-    /// rebuilds a seat's history from these (`history`, protocol.md 5.1.5) rather
-    /// than keep every event.
-    initial: Game,
     /// Every action accepted and stored so far, in order, with the `seq` of the
     /// broadcast that announced it (its index is its number in the stored log).
     log: Vec<(u64, Actor, Action)>,
@@ -54,7 +50,7 @@ impl Match {
         let upto = up_to.unwrap_or(u64::MAX);
         let log = self.log.iter().take_while(|(seq, ..)| *seq <= upto);
         let mut replay = Replay::from_game(
-            self.initial.clone(),
+            self.initial(),
             log.map(|&(_, actor, action)| (actor, action)),
         );
         for step in replay.by_ref() {
@@ -71,6 +67,16 @@ impl Match {
         replay.into_game()
     }
 
+    /// The game as it started, from which [`Match::log`] replays it: the room
+    /// rebuilds a seat's history from these (`history`, protocol.md 5.1.5) rather
+    /// than keep every event. Made again from the game's options and seed (the engine
+    /// is deterministic; every game starts as `Game::new` makes it), not kept: some
+    /// 800 bytes of every room.
+    fn initial(&self) -> Game {
+        Game::new(*self.game.options(), self.game.seed())
+            .expect("the options of a game in play are valid")
+    }
+
     /// A game just started at `started_at` (Unix ms), with the clocks of `days`
     /// for a game over days.
     pub(super) fn new(
@@ -82,7 +88,6 @@ impl Match {
     ) -> Match {
         Match {
             clock: days.map(|d| Clock::new(d, &game, started_at)),
-            initial: game.clone(),
             game,
             seed_salt,
             seed_commitment,
@@ -92,11 +97,10 @@ impl Match {
         }
     }
 
-    /// A game restored from the store: `initial` replayed through `actions` (the
+    /// A game restored from the store: its start replayed through `actions` (the
     /// stored log) is `game`, whose events were `tally`'s; the clocks of a game
     /// over days, `clock`, were folded over the same log.
     pub(super) fn restored(
-        initial: Game,
         game: Game,
         tally: Tally,
         actions: &[ActionRecord],
@@ -113,7 +117,6 @@ impl Match {
             seed_salt,
             seed_commitment,
             tally,
-            initial,
             log: actions
                 .iter()
                 .map(|a| (a.room_seq, a.actor(), a.action))

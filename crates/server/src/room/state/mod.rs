@@ -271,11 +271,10 @@ impl Room {
             timers.follow(replay.game(), &g.options, now.at_unix(g.started_at));
         }
         let mut tally = Tally::default();
-        let initial = replay.game().clone();
         let mut clock = g
             .options
             .days
-            .map(|d| clock::Clock::new(d, &initial, g.started_at));
+            .map(|d| clock::Clock::new(d, replay.game(), g.started_at));
         // Not a `for` loop: the game between steps is read (`replay.game()`).
         #[allow(clippy::while_let_on_iterator)]
         while let Some(step) = replay.next() {
@@ -324,7 +323,6 @@ impl Room {
         }
         metrics.room_moved(None, Some(RoomStatus::Playing));
         let m = Match::restored(
-            initial,
             game,
             tally,
             actions,
