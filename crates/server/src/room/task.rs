@@ -6,7 +6,8 @@
 //! The store's side of it is in `task/store.rs`; the connections' side (their
 //! queues, delivering the outbox, the sanctions checked on a connection) in
 //! `task/links.rs`; the notices a game over days hands over in `task/notices.rs`;
-//! a game over days falling asleep in `task/sleep.rs`.
+//! a game over days falling asleep in `task/sleep.rs`; keeping a lobby in the store
+//! and a room's end (closed, abandoned, moved) in `task/closing.rs`.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -17,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::{Instrument, debug, info, info_span, warn};
 use uuid::Uuid;
 
+mod closing;
 mod links;
 mod notices;
 mod sleep;
@@ -30,8 +32,8 @@ use crate::players::sanctions::MUTED_MESSAGE;
 use crate::store::{ActionRecord, GameRecord, LobbyRecord};
 use crate::token;
 use catan_protocol::{
-    AddBotRequest, BotKind, ClientMessage, CloseCode, CloseRoomResponse, ClosingReason, ErrorCode,
-    RematchResponse, RoomOptions, RoomStatus, TakeSeatResponse,
+    AddBotRequest, BotKind, ClientMessage, ErrorCode, RematchResponse, RoomOptions, RoomStatus,
+    TakeSeatResponse,
 };
 
 /// The actor owning one room.
@@ -470,119 +472,6 @@ impl RoomTask {
                 Err(e) => debug!(?timer, code = e.code(), "timer no longer applies"),
             }
         }
-    }
-
-    /// Closes the room for being idle.
-    async fn close_idle(&mut self) {
-        let secs = self.room.idle_secs();
-        info!(idle_secs = secs, "closing idle room");
-        let message = format!("the room was closed after {secs} s without players");
-        self.close(&message).await;
-    }
-
-    /// Ends a game nobody plays any more (`--abandon-after-secs`): stored as
-    /// abandoned (never restored), its room closed.
-    async fn close_abandoned(&mut self) {
-        let secs = self.ctx.settings.rooms.abandon_after_secs;
-        let message = format!("the game was abandoned: no player was connected for {secs} s");
-        let closed = self.close(&message).await;
-        info!(
-            abandon_after_secs = secs,
-            stored = closed.game_abandoned,
-            "game abandoned by its players"
-        );
-    }
-
-    /// Keeps the room in the store while it gathers players, so that it survives a
-    /// restart (a single instance's: in a cluster it lives with its instance). A
-    /// write the store refuses is logged; the room goes on in memory.
-    async fn keep_lobby(&mut self) {
-        if !self.ctx.settings.keep_lobbies {
-            return;
-        }
-        let Some(record) = self.room.lobby_record() else {
-            return;
-        };
-        let store = self.ctx.store.clone();
-        if let Err(e) = self
-            .serving_reads(async move { store.save_lobby(&record).await })
-            .await
-        {
-            warn!(error = %e, "could not keep the room in the store; it lives in memory only");
-        }
-    }
-
-    /// Forgets the room's stored lobby (it was closed before its start).
-    async fn forget_lobby(&mut self) {
-        if !self.ctx.settings.keep_lobbies {
-            return;
-        }
-        let (store, id) = (self.ctx.store.clone(), self.room.id());
-        if let Err(e) = self
-            .serving_reads(async move { store.drop_lobby(id).await })
-            .await
-        {
-            warn!(error = %e, "could not forget the stored room; it comes back at a restart");
-        }
-    }
-
-    /// Marks the game abandoned in the store (the store retries a hiccup); false if
-    /// the store stays down (the game is then restored after a restart).
-    async fn store_abandoned(&mut self) -> bool {
-        let (store, id) = (self.ctx.store.clone(), self.room.id());
-        match self
-            .serving_reads(async move { store.abandon_game(id).await })
-            .await
-        {
-            Ok(()) => true,
-            Err(e) => {
-                warn!(error = %e, "could not mark the game abandoned");
-                false
-            }
-        }
-    }
-
-    /// Tells every connection why (`closing`), closes them all with 4010, marks an
-    /// unfinished game abandoned in the store, leaves the registry and ends the task.
-    async fn close(&mut self, message: &str) -> CloseRoomResponse {
-        let status = self.room.status();
-        let connections_closed =
-            self.room
-                .close_all(ClosingReason::RoomClosed, CloseCode::RoomClosed, message);
-        self.flush();
-        let game_abandoned = status == RoomStatus::Playing && self.store_abandoned().await;
-        if status == RoomStatus::Lobby {
-            self.forget_lobby().await;
-        }
-        self.closed = true;
-        if let Some(rooms) = self.ctx.rooms.upgrade() {
-            rooms.remove(self.room.id());
-        }
-        info!(connections_closed, game_abandoned, "room closed");
-        CloseRoomResponse {
-            room_id: self.room.id(),
-            status,
-            connections_closed,
-            game_abandoned,
-        }
-    }
-
-    /// Stops the room here because another instance of the cluster owns it now
-    /// (a write was fenced, or the lease was not renewed): every connection gets
-    /// `closing` (`room_moved`) and 4014, so that it reconnects to the new owner;
-    /// nothing more is stored; the room leaves the registry and the task ends.
-    pub(super) fn moved(&mut self) {
-        let connections_closed = self.room.close_all(
-            ClosingReason::RoomMoved,
-            CloseCode::RoomMoved,
-            "another server instance runs this room now; reconnect",
-        );
-        self.flush();
-        self.closed = true;
-        if let Some(rooms) = self.ctx.rooms.upgrade() {
-            rooms.remove(self.room.id());
-        }
-        warn!(connections_closed, "room moved to another instance");
     }
 
     /// After a command: delivers, then announces the seats that lost their connection
