@@ -55,15 +55,7 @@ fn component_route(topo: &Topology, component: EdgeMask, blocked: VertexMask) ->
         // A road between two blocked intersections is a component of its own.
         return 1;
     }
-    let mut tree = Tree {
-        topo,
-        roads: component,
-        blocked,
-        visited: 0,
-        longest: 0,
-        has_loop: false,
-    };
-    tree.height(root.trailing_zeros() as usize, 0);
+    let tree = Tree::from_root(topo, component, blocked, root.trailing_zeros() as usize);
     if tree.has_loop {
         search_route(topo, component, blocked)
     } else {
@@ -85,7 +77,32 @@ struct Tree<'a> {
     has_loop: bool,
 }
 
-impl Tree<'_> {
+impl<'a> Tree<'a> {
+    /// A pass over `roads` nothing has visited yet.
+    fn new(topo: &'a Topology, roads: EdgeMask, blocked: VertexMask) -> Tree<'a> {
+        Tree {
+            topo,
+            roads,
+            blocked,
+            visited: 0,
+            longest: 0,
+            has_loop: false,
+        }
+    }
+
+    /// The pass over `roads` from the intersection `root`: its longest path and
+    /// whether it met a loop.
+    fn from_root(
+        topo: &'a Topology,
+        roads: EdgeMask,
+        blocked: VertexMask,
+        root: usize,
+    ) -> Tree<'a> {
+        let mut tree = Tree::new(topo, roads, blocked);
+        tree.height(root, 0);
+        tree
+    }
+
     /// The longest path down from `v` (entered through `parent`), recording the
     /// longest path through `v` on the way.
     fn height(&mut self, v: usize, parent: EdgeMask) -> u8 {

@@ -21,15 +21,7 @@ fn has_loop(roads: EdgeMask, blocked: VertexMask) -> bool {
         rest &= !component;
         let root = topo.edge_vertex_mask[e.index()] & !blocked;
         if root != 0 {
-            let mut tree = Tree {
-                topo,
-                roads: component,
-                blocked,
-                visited: 0,
-                longest: 0,
-                has_loop: false,
-            };
-            tree.height(root.trailing_zeros() as usize, 0);
+            let tree = Tree::from_root(topo, component, blocked, root.trailing_zeros() as usize);
             if tree.has_loop {
                 return true;
             }
@@ -99,14 +91,7 @@ fn the_pruned_search_agrees_with_a_search_from_every_intersection() {
 /// for both ends.
 fn through_by_tree(roads: EdgeMask, e: EdgeId, blocked: VertexMask) -> Option<u8> {
     let topo = topology();
-    let mut tree = Tree {
-        topo,
-        roads,
-        blocked,
-        visited: 0,
-        longest: 0,
-        has_loop: false,
-    };
+    let mut tree = Tree::new(topo, roads, blocked);
     let mut through = 1;
     for end in topo.edge_vertices[e.index()] {
         if blocked & end.bit() == 0 {
