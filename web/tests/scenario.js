@@ -381,8 +381,22 @@ async function step(tab, memo, p) {
   return 'wait';
 }
 
-/** Fails with a screenshot and the page's state when `tab` made no progress for a minute. */
-function progressWatch(tab, out) {
+/** The room as the admin API shows it (its `seq`, phase and last events), for a stuck page's report. */
+async function roomAsTheServerHasIt(admin, roomId) {
+  const r = await fetch(`${admin.url}/admin/rooms/${roomId}?events=8`, { headers: { authorization: `Bearer ${admin.token}` } });
+  if (r.status !== 200) return `${r.status} ${(await r.text()).slice(0, 500)}`;
+  const d = await r.json();
+  const seats = d.room.seats.map((s) => `${s.seat}:${s.connected ? 'on' : 'off'}`).join(' ');
+  return JSON.stringify({ seq: d.room.seq, actions: d.room.actions, phase: d.room.phase, seats, offers: d.offers, deadline: d.deadline, last: d.events }).slice(0, 6000);
+}
+
+/**
+ * Fails with a screenshot and the page's state when `tab` made no progress for a
+ * minute; `serverSide`, when given, is asked what the server holds (the admin
+ * API's view of the room), so that a broadcast the page never got and an action
+ * the server never saw can be told apart.
+ */
+function progressWatch(tab, out, serverSide = null) {
   let lastProgress = Date.now();
   let lastState = '';
   return async (p, did) => {
@@ -394,8 +408,12 @@ function progressWatch(tab, out) {
     lastState = state;
     if (Date.now() - lastProgress > 60000) {
       await tab.screenshot(path.join(out, 'stuck.png'), { fullPage: true });
-      const dump = await tab.evaluate(() => JSON.stringify({ legal: window.__catan.conn.state.legal, phase: window.__catan.conn.state.view?.phase, pending: window.__catan.conn.state.pending }));
-      assert.fail(`no progress for 60 s: ${state}|${did}\n${dump}\nlast failed click: ${tab.lastError?.stack}\n${tab.errors.join('\n')}`);
+      const dump = await tab.evaluate(() => {
+        const c = window.__catan.conn;
+        return JSON.stringify({ legal: c.state.legal, phase: c.state.view?.phase, pending: c.state.pending, lastSeq: c.state.lastSeq, socket: c.ws?.readyState ?? null, queued: c.queue?.length ?? null });
+      });
+      const server = serverSide ? await serverSide().catch((e) => `(the server could not be asked: ${e})`) : '(not asked)';
+      assert.fail(`no progress for 60 s: ${state}|${did}\n${dump}\nserver: ${server}\nlast failed click: ${tab.lastError?.stack}\n${tab.errors.join('\n')}`);
     }
   };
 }
@@ -473,7 +491,7 @@ export async function playWholeGame(browser, base, out, { vpTarget = 4, lang = '
   };
   await recordToasts(tab);
   await recordStates(tab);
-  const watch = progressWatch(tab, out);
+  const watch = progressWatch(tab, out, admin?.url ? () => roomAsTheServerHasIt(admin, roomId) : null);
   for (let i = 0; i < 20000; i++) {
     const p = await look(tab);
     // Reload at the start of one of our turns (nothing moves until we roll): the
