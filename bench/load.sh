@@ -171,17 +171,20 @@ run_loadgen() { # scenario run args...
   fi
   line=$("$BIN/catan-loadgen" "${URLS[@]}" --server-pid "$SERVER_PID" --json "$@" \
     | tee -a "$OUT/loadgen.log" | tail -n 1) || rc=$?
+  if [ -n "$perf_pid" ]; then wait "$perf_pid" || true; fi
+  sleep 1
+  local rows
+  rows=$(store_rows)
+  stop_server
   if [ -n "$perf_pid" ]; then
-    wait "$perf_pid" || true
+    # Only once the server is stopped: the report takes a minute or more, and a
+    # server left running meanwhile has stand-ins play the seats the load generator
+    # left (after --stand-in-secs), actions nobody acknowledged.
     perf script -i "$OUT/$scenario-$run.perf" -F comm,tid,period,ip,sym,dso 2>/dev/null \
       | python3 bench/profile_buckets.py >"$OUT/$scenario-$run.profile.txt"
     shares=$(tail -n 1 "$OUT/$scenario-$run.profile.txt")
     rm -f "$OUT/$scenario-$run.perf"
   fi
-  sleep 1
-  local rows
-  rows=$(store_rows)
-  stop_server
   echo "$line" | jq -c --arg s "$scenario" --arg st "$STORE" --argjson run "$run" \
     --argjson rows "$rows" --argjson rc "$rc" --arg args "$*" --argjson profile "$shares" \
     '. + {scenario: $s, store: $st, run: $run, store_rows: $rows, exit: $rc, args: $args,
