@@ -28,7 +28,8 @@ struct Args {
     /// Measured window in seconds (at most 600).
     #[arg(long, default_value_t = 10)]
     duration: u64,
-    /// Warm-up before the window in seconds (at most 120).
+    /// Warm-up before the window in seconds (at most 120), from the moment every
+    /// room has been set up and started.
     #[arg(long, default_value_t = 2)]
     warmup: u64,
     /// Pause before each action, ms (0 = as fast as the server answers).

@@ -1,7 +1,10 @@
 //! The load generator: R room slots, each driven by one tokio task that creates a
 //! room over HTTP, takes its 4 seats, opens 4 real WebSockets, starts the game and
 //! plays it to the end as 4 well-behaved random clients, then starts a new room,
-//! until the measured window closes. Loopback targets only; every run is bounded.
+//! until the measured window closes. The warm-up begins once every slot has its
+//! first room started (or has failed to), so that the window measures the rooms
+//! playing, not their setup beside the first ones' play. Loopback targets only;
+//! every run is bounded.
 //!
 //! # Layout
 //!
@@ -21,9 +24,10 @@ pub mod queue;
 mod report;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, watch};
 
 use crate::lobby::Lobby;
 use crate::target::Target;
@@ -56,7 +60,8 @@ pub struct LoadConfig {
     pub rooms: usize,
     /// Measured window.
     pub duration: Duration,
-    /// Time before the window, not measured.
+    /// Time before the window, not measured, from the moment every room slot has
+    /// its first room started.
     pub warmup: Duration,
     /// Pause before a seat acts once it may.
     pub think: Duration,
@@ -221,6 +226,58 @@ impl Window {
     }
 }
 
+/// The room slots' first setups: the window is known once the last slot has its
+/// first room started (or failed to start one), and opens a warm-up after that.
+struct Starting {
+    /// Slots still setting up their first room.
+    remaining: AtomicUsize,
+    warmup: Duration,
+    duration: Duration,
+    window: watch::Sender<Option<Window>>,
+}
+
+impl Starting {
+    fn new(slots: usize, warmup: Duration, duration: Duration) -> Starting {
+        let starting = Starting {
+            remaining: AtomicUsize::new(slots),
+            warmup,
+            duration,
+            window: watch::Sender::new(None),
+        };
+        if slots == 0 {
+            starting.open();
+        }
+        starting
+    }
+
+    fn open(&self) {
+        let now = Instant::now();
+        self.window.send_replace(Some(Window {
+            start: now + self.warmup,
+            end: now + self.warmup + self.duration,
+        }));
+    }
+
+    /// A slot is done with its first setup (whatever came of it); its window, once
+    /// every slot is.
+    async fn arrive(&self) -> Window {
+        if self.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.open();
+        }
+        self.window().await
+    }
+
+    /// The window, once every slot has arrived.
+    async fn window(&self) -> Window {
+        let mut rx = self.window.subscribe();
+        let window = *rx
+            .wait_for(Option::is_some)
+            .await
+            .expect("the sender lives as long as the slots");
+        window.expect("waited for a window")
+    }
+}
+
 /// Runs the load described by `config` and reports what it measured.
 ///
 /// # Errors
@@ -229,15 +286,11 @@ pub async fn run(config: LoadConfig) -> Result<Report, ConfigError> {
     config.check()?;
     let config = Arc::new(config);
     let setup = Arc::new(Semaphore::new(config.setup_concurrency));
-    let t0 = Instant::now();
-    let window = Window {
-        start: t0 + config.warmup,
-        end: t0 + config.warmup + config.duration,
-    };
+    let starting = Arc::new(Starting::new(config.rooms, config.warmup, config.duration));
     let connected_rooms = config.connected_rooms();
     let mut tasks = Vec::with_capacity(config.rooms);
     for slot in 0..config.rooms {
-        let (config, setup) = (config.clone(), setup.clone());
+        let (config, setup, starting) = (config.clone(), setup.clone(), starting.clone());
         let lobby = Lobby::new(&config.slot_target(slot, false));
         let sockets = config.socket_target(slot);
         let connect = slot < connected_rooms;
@@ -245,14 +298,15 @@ pub async fn run(config: LoadConfig) -> Result<Report, ConfigError> {
             let mut stats = SlotStats::new();
             let at = (&lobby, &sockets);
             if config.idle {
-                idle_slot(&config, at, &setup, window, connect, &mut stats).await;
+                idle_slot(&config, at, &setup, &starting, connect, &mut stats).await;
             } else {
-                play_slot(&config, at, &setup, window, slot, &mut stats).await;
+                play_slot(&config, at, &setup, &starting, slot, &mut stats).await;
             }
             stats
         }));
     }
-    let monitor = tokio::spawn(monitor(config.server_pid, window, config.sample_every));
+    let (pid, every) = (config.server_pid, config.sample_every);
+    let monitor = tokio::spawn(async move { monitor(pid, starting.window().await, every).await });
     let mut total = SlotStats::new();
     for t in tasks {
         match t.await {
@@ -267,6 +321,34 @@ pub async fn run(config: LoadConfig) -> Result<Report, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn the_window_opens_a_warm_up_after_the_last_slot_has_its_first_room() {
+        let (warmup, duration) = (Duration::from_secs(5), Duration::from_secs(10));
+        let starting = Arc::new(Starting::new(2, warmup, duration));
+        let early = tokio::spawn({
+            let starting = starting.clone();
+            async move { starting.arrive().await }
+        });
+        for _ in 0..100 {
+            tokio::task::yield_now().await;
+        }
+        assert!(
+            !early.is_finished(),
+            "one slot is still setting up its first room"
+        );
+        let before = Instant::now();
+        let window = starting.arrive().await;
+        assert_eq!(early.await.expect("the early slot").start, window.start);
+        assert!(
+            window.start >= before + warmup,
+            "the warm-up begins with the last slot"
+        );
+        assert_eq!(window.end, window.start + duration);
+        // No slots at all: the window is there at once.
+        let none = Starting::new(0, warmup, duration);
+        assert!(none.window().await.end > none.window().await.start);
+    }
 
     #[test]
     fn each_room_slot_connects_from_its_own_loopback_address() {

@@ -8,14 +8,14 @@ use catan_bots::{RandomBot, SeatDriver};
 use catan_protocol::{ClientMessage, GameOverInfo, ServerMessage};
 use futures_util::stream::{SplitSink, select_all};
 use futures_util::{FutureExt, SinkExt, StreamExt};
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use tokio::sync::Semaphore;
 use tokio_tungstenite::tungstenite::Message;
 use uuid::Uuid;
 
 use super::misbehave::{Misbehaviour, misbehave};
 use super::report::SlotStats;
-use super::{LoadConfig, SEATS, Window};
+use super::{LoadConfig, SEATS, Starting, Window};
 use crate::lobby::Lobby;
 use crate::seat::{self, Ws};
 use crate::target::Target;
@@ -70,15 +70,20 @@ pub(super) async fn idle_slot(
     config: &LoadConfig,
     at: (&Lobby, &Target),
     setup: &Semaphore,
-    window: Window,
+    starting: &Starting,
     connect: bool,
     stats: &mut SlotStats,
 ) {
     let room = match set_up(config, at, setup, connect).await {
         Ok(r) => r,
-        Err(e) => return stats.error(e),
+        Err(e) => {
+            starting.arrive().await;
+            return stats.error(e);
+        }
     };
-    if let Err(e) = at.0.start(room.id, &room.host).await {
+    let started = at.0.start(room.id, &room.host).await;
+    let window = starting.arrive().await;
+    if let Err(e) = started {
         return stats.error(e.to_string());
     }
     stats.connected = room.sockets.len();
@@ -97,31 +102,53 @@ pub(super) async fn idle_slot(
     }
 }
 
-/// Plays games in one room slot until the window ends.
+/// The window, once this slot's first setup is done (`window` holds it after).
+async fn window_after_setup(window: &mut Option<Window>, starting: &Starting) -> Window {
+    match *window {
+        Some(w) => w,
+        None => *window.insert(starting.arrive().await),
+    }
+}
+
+/// Plays games in one room slot until the window ends. The first game waits, once
+/// started, until every slot has started its first (the window opens a warm-up
+/// after that).
 pub(super) async fn play_slot(
     config: &LoadConfig,
     at: (&Lobby, &Target),
     setup: &Semaphore,
-    window: Window,
+    starting: &Starting,
     slot: usize,
     stats: &mut SlotStats,
 ) {
     let mut rng = rand::rngs::StdRng::seed_from_u64(
         config.seed ^ (slot as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
     );
-    while Instant::now() < window.end {
+    let mut known = None;
+    while known.is_none_or(|w: Window| Instant::now() < w.end) {
         let room = match set_up(config, at, setup, true).await {
             Ok(r) => r,
             Err(e) => {
                 stats.error(e);
+                window_after_setup(&mut known, starting).await;
                 tokio::time::sleep(Duration::from_secs(1)).await;
                 continue;
             }
         };
         stats.connected = SEATS;
-        if let Err(e) = at.0.start(room.id, &room.host).await {
+        let first = known.is_none();
+        let started = at.0.start(room.id, &room.host).await;
+        let window = window_after_setup(&mut known, starting).await;
+        if let Err(e) = started {
             stats.error(e.to_string());
             continue;
+        }
+        if first && !config.think.is_zero() {
+            // The rooms all start at once: each begins at its own point of a think
+            // time, as rooms that started at different times would, instead of all
+            // acting in step.
+            let offset = rng.random_range(Duration::ZERO..config.think);
+            tokio::time::sleep(offset).await;
         }
         let misbehaving = config.misbehave.then(|| {
             let task = misbehave(
