@@ -81,14 +81,18 @@ pub(super) async fn idle_slot(
             return stats.error(e);
         }
     };
-    let started = at.0.start(room.id, &room.host).await;
-    let window = starting.arrive().await;
-    if let Err(e) = started {
+    if let Err(e) = at.0.start(room.id, &room.host).await {
+        starting.arrive().await;
         return stats.error(e.to_string());
     }
     stats.connected = room.sockets.len();
     let mut merged = select_all(room.sockets.into_iter().map(|ws| ws.map(|m| m.map(|_| ()))));
-    let end = tokio::time::sleep_until(window.end.into());
+    // Read from the start, while the other slots are still setting up (thousands of
+    // rooms take a while), so that the server's pings are answered.
+    let end = async {
+        let window = starting.arrive().await;
+        tokio::time::sleep_until(window.end.into()).await;
+    };
     tokio::pin!(end);
     loop {
         tokio::select! {
