@@ -10,8 +10,8 @@
 #   saturation  1000 rooms, think 0,   20 s after 5 s warm-up   [SAT_ROOMS, SAT_DURATION]
 #   latency     1000 rooms, think 200, 30 s after 10 s warm-up  [LAT_ROOMS, LAT_DURATION]
 #               + checks that the store holds exactly the acknowledged actions
-#   idle        10000 rooms created, seated and started; as many connected as the
-#               open-file limit allows; held 30 s            [IDLE_ROOMS, IDLE_DURATION]
+#   idle        10000 rooms created, seated and started, no stand-ins; as many
+#               connected as the open-file limit allows; held 30 s            [IDLE_ROOMS, IDLE_DURATION]
 #   soak        1000 rooms, think 200, 600 s after 60 s warm-up, RSS every 10 s
 #   abuse-clean 1000 rooms, think 200, 180 s after 60 s warm-up, with the server's
 #               default per-address limits (each room from its own address)

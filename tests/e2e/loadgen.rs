@@ -57,6 +57,30 @@ async fn misbehaving_spectators_stall_no_room_and_the_well_behaved_seats_see_no_
     server.stop().await;
 }
 
+/// Idle mode holds rooms that wait: no bot may stand in for their seats, connected
+/// or not (beyond the open-file limit most are not), or the rooms would be played
+/// and the memory measured no longer that of waiting rooms.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_idle_scenario_holds_its_rooms_waiting_with_no_stand_ins() {
+    let server = crate::admin::admin_server(|_| {}).await;
+    let target = target::parse_loopback(&format!("ws://{}", server.addr)).expect("loopback");
+    let mut config = LoadConfig::new(target);
+    config.idle = true;
+    config.rooms = 3;
+    config.idle_connect_rooms = 1;
+    config.warmup = Duration::from_millis(200);
+    config.duration = Duration::from_millis(500);
+    let report = loadgen::run(config).await.expect("valid configuration");
+    assert_eq!(report.errors, 0, "{report:?}");
+    assert_eq!(report.connections, 4, "only the first room's seats connect");
+    let rooms = crate::admin::admin_rooms(&server).await;
+    assert_eq!(rooms.len(), 3);
+    for room in &rooms {
+        assert_eq!(room.options.stand_in_secs, 0, "{room:?}");
+    }
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn the_load_generator_refuses_targets_that_are_not_loopback() {
     for url in [
@@ -95,7 +119,7 @@ async fn the_reference_client_plays_a_full_game_against_built_in_bots() {
     let server = TestServer::start().await;
     let target = target::parse(&format!("ws://{}", server.addr)).expect("url");
     let lobby = Lobby::new(&target);
-    let created = lobby.create_room(4, 10).await.expect("room");
+    let created = lobby.create_room(4, 10, None).await.expect("room");
     let seat = lobby.take_seat(created.room_id, "ref").await.expect("seat");
     for _ in 0..3 {
         lobby

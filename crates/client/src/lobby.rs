@@ -127,7 +127,9 @@ impl Lobby {
         self.get(&format!("/api/rooms/{room}"), None).await
     }
 
-    /// `POST /api/rooms` for a room of `players` seats playing to `vp_target`, unlisted.
+    /// `POST /api/rooms` for a room of `players` seats playing to `vp_target`, unlisted;
+    /// a bot stands in for an absent person after `stand_in_secs` (0: never; `None`:
+    /// the server's default).
     ///
     /// # Errors
     /// When the server is unreachable or refuses.
@@ -135,11 +137,13 @@ impl Lobby {
         &self,
         players: u8,
         vp_target: u8,
+        stand_in_secs: Option<u32>,
     ) -> Result<CreateRoomResponse, ClientError> {
         let request = CreateRoomRequest {
             players: Some(players),
             vp_target: Some(vp_target),
             listed: Some(false),
+            stand_in_secs,
             ..CreateRoomRequest::default()
         };
         self.post("/api/rooms", None, &request).await

@@ -46,7 +46,7 @@ async fn run(args: Args) -> Result<(), ClientError> {
         (Some(room), Some(token), _) => (room, token, None),
         (_, _, Some(n)) => {
             let lobby = Lobby::new(&target);
-            let created = lobby.create_room(n, 10).await?;
+            let created = lobby.create_room(n, 10, None).await?;
             let seat = lobby.take_seat(created.room_id, &args.name).await?;
             for _ in 1..n {
                 lobby.add_bot(created.room_id, &created.host_token).await?;
