@@ -7,11 +7,11 @@
 # crates are compiled again. A change to a Cargo.toml or Cargo.lock (or a crate's
 # target files added or removed) builds the dependencies again.
 
-# 1. The skeleton: every manifest, the lock file, and an empty `fn main() {}` for
-#    each target root the manifests name or cargo would discover (lib.rs, main.rs,
-#    src/bin/*.rs, benches/*.rs, explicit `path = "..."`). It depends on the file
-#    list and the manifests only, so its content (and the layers built on it) stays
-#    the same while sources change.
+# 1. The skeleton: every manifest, the lock file, cargo's settings (.cargo), and an
+#    empty `fn main() {}` for each target root the manifests name or cargo would
+#    discover (lib.rs, main.rs, src/bin/*.rs, benches/*.rs, explicit
+#    `path = "..."`). It depends on the file list and the manifests only, so its
+#    content (and the layers built on it) stays the same while sources change.
 FROM rust:1.95-slim-bookworm AS skeleton
 WORKDIR /src
 COPY . .
@@ -27,7 +27,7 @@ RUN set -eu; mkdir /skeleton; \
             printf '//! A stub for the dependency layer.\n#![allow(warnings)]\nfn main() {}\n' > "$stub"; \
         done; \
     done; \
-    cp Cargo.lock /skeleton/
+    cp Cargo.lock /skeleton/; cp -r .cargo /skeleton/
 
 # 2. The build: dependencies from the skeleton (cached while the skeleton is the
 #    same), then the real sources. The stubs' outputs are forced out of date
@@ -35,7 +35,8 @@ RUN set -eu; mkdir /skeleton; \
 FROM rust:1.95-slim-bookworm AS build
 # OpenSSL, the passkeys' cryptography, is built from source and linked statically
 # (the `openssl` crate's `vendored` feature): that takes perl and make, and the
-# runtime image needs no OpenSSL of its own.
+# runtime image needs no OpenSSL of its own. The allocator, jemalloc, is built from
+# source too (make).
 RUN apt-get update \
  && apt-get install -y --no-install-recommends perl make \
  && rm -rf /var/lib/apt/lists/*
