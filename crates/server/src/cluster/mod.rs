@@ -249,7 +249,8 @@ pub async fn run(
             Ok(renewed) => {
                 renewed_at = tokio::time::Instant::now();
                 for (room, epoch) in &held {
-                    if renewed.get(room) != Some(epoch) {
+                    // Not renewed: lost, unless let go here meanwhile (put to sleep).
+                    if renewed.get(room) != Some(epoch) && cluster.fence.epoch(*room) == *epoch {
                         lose(&cluster, &rooms, *room).await;
                     }
                 }

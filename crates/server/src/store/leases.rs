@@ -161,7 +161,9 @@ impl Leases {
 
     /// Keeps this instance's row fresh (with its room count), forgets instances
     /// silent for a lease, and renews the leases of `rooms` held here. Returns the
-    /// leases renewed, by room.
+    /// leases renewed, by room. A lease let go (`expires_at = 0`: a room put to
+    /// sleep, a stale copy stopped) is not renewed, even when `rooms` was read
+    /// before it went: a sleeping room has no owner.
     ///
     /// # Errors
     /// If the database refuses.
@@ -179,7 +181,7 @@ impl Leases {
             .await?;
         let ids: Vec<String> = rooms.iter().map(Uuid::to_string).collect();
         let rows = sqlx::query(
-            "UPDATE room_leases SET expires_at = $2 WHERE owner = $1 \
+            "UPDATE room_leases SET expires_at = $2 WHERE owner = $1 AND expires_at <> 0 \
              AND room_id IN (SELECT value FROM json_array_elements_text($3::json)) \
              RETURNING room_id, epoch",
         )
