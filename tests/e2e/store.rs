@@ -595,3 +595,83 @@ async fn a_reopened_postgres_database_applies_no_migration_twice_and_finds_the_d
         2
     );
 }
+
+/// The SQLite file's action log is written on a connection of the writer's own with
+/// a prepared statement (before: through sqlx, the batch as one JSON array taken
+/// apart by SQLite). The rows must be those the previous statement stored, value
+/// and type alike: here the same actions go to one game through the store and to
+/// another through the previous release's statement, and the rows are compared.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sqlite_file_writer_stores_the_rows_the_previous_statement_stored() {
+    use sqlx::Row as _;
+    let s = open(Kind::SqliteFile).await;
+    let (ours, previous) = (
+        new_game(["ann", "bob", "bot"], 1_000),
+        new_game(["cy", "di", "bot"], 1_000),
+    );
+    s.store.create_game(&ours).await.expect("create");
+    s.store.create_game(&previous).await.expect("create");
+    let mut actions = vec![action(0, Some(1)), action(1, None), action(2, Some(0))];
+    actions[2].stand_in = true;
+    actions[2].action = Action::BuildRoad {
+        edge: catan_engine::EdgeId(17),
+    };
+    // One at a time and all at once (a batch of one and a batch of several).
+    s.store
+        .append_action(ours.id, &actions[0])
+        .await
+        .expect("append");
+    let rest = futures_util::future::join_all(
+        actions[1..]
+            .iter()
+            .map(|a| s.store.append_action(ours.id, a)),
+    )
+    .await;
+    assert!(rest.iter().all(Result::is_ok), "{rest:?}");
+    // The statement of the previous release, as it ran.
+    let rows: Vec<serde_json::Value> = actions
+        .iter()
+        .map(|a| {
+            serde_json::json!({
+                "game_id": previous.id, "seq": a.seq, "room_seq": a.room_seq,
+                "seat": a.seat.map(|s| s.0), "action": serde_json::to_string(&a.action).unwrap(),
+                "created_at": a.at, "stand_in": i64::from(a.stand_in),
+            })
+        })
+        .collect();
+    sqlx::query(
+        "INSERT INTO game_actions (game_id, seq, room_seq, seat, action, created_at, stand_in) \
+         SELECT json_extract(value, '$.game_id'), json_extract(value, '$.seq'), \
+         json_extract(value, '$.room_seq'), json_extract(value, '$.seat'), \
+         json_extract(value, '$.action'), json_extract(value, '$.created_at'), \
+         json_extract(value, '$.stand_in') FROM json_each($1)",
+    )
+    .bind(serde_json::to_string(&rows).unwrap())
+    .execute(s.sql.pool())
+    .await
+    .expect("the previous statement");
+    let read = |game: Uuid| {
+        let pool = s.sql.pool().clone();
+        async move {
+            sqlx::query(
+                "SELECT typeof(game_id) || ' ' || seq || ' ' || typeof(seq) || ' ' || room_seq \
+                 || ' ' || typeof(room_seq) || ' ' || coalesce(seat, 'null') || ' ' || typeof(seat) \
+                 || ' ' || action || ' ' || typeof(action) || ' ' || created_at || ' ' \
+                 || typeof(created_at) || ' ' || stand_in || ' ' || typeof(stand_in) AS r \
+                 FROM game_actions WHERE game_id = $1 ORDER BY seq",
+            )
+            .bind(game.to_string())
+            .fetch_all(&pool)
+            .await
+            .expect("rows")
+            .iter()
+            .map(|r| r.get::<String, _>("r"))
+            .collect::<Vec<_>>()
+        }
+    };
+    let (mine, theirs) = (read(ours.id).await, read(previous.id).await);
+    assert_eq!(mine.len(), 3, "{mine:?}");
+    assert_eq!(mine, theirs);
+    assert!(mine[1].contains(" null null "), "no seat: {}", mine[1]);
+    assert_eq!(s.store.actions(ours.id).await.expect("log"), actions);
+}

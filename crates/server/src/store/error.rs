@@ -14,7 +14,7 @@ pub enum StoreError {
     /// A write clashes with what is stored: a unique key is taken, such as a game's
     /// id or an action's index in its game's log. Retrying the same write fails again.
     #[error("conflicts with stored data: {0}")]
-    Conflict(#[source] sqlx::Error),
+    Conflict(#[source] Box<dyn std::error::Error + Send + Sync>),
     /// The database cannot be reached or did not answer: connection refused or lost,
     /// pool timed out or closed, the store's writer stopped, I/O errors, a database
     /// shutting down or too busy. Retrying later may succeed.
@@ -34,7 +34,7 @@ pub enum StoreError {
     /// The database refused the query for any other reason (a bug or a schema from
     /// another version rather than a passing condition).
     #[error("database error: {0}")]
-    Database(#[source] sqlx::Error),
+    Database(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
 impl StoreError {
@@ -61,7 +61,7 @@ impl From<sqlx::Error> for StoreError {
             E::ColumnDecode { .. } | E::Decode(_) => StoreError::Corrupt(e.to_string()),
             E::Migrate(m) => StoreError::Migrate(*m),
             E::Database(ref db) => match db.kind() {
-                sqlx::error::ErrorKind::UniqueViolation => StoreError::Conflict(e),
+                sqlx::error::ErrorKind::UniqueViolation => StoreError::Conflict(Box::new(e)),
                 sqlx::error::ErrorKind::ForeignKeyViolation => StoreError::NotFound(e.to_string()),
                 _ => match db
                     .code()
@@ -70,10 +70,31 @@ impl From<sqlx::Error> for StoreError {
                 {
                     Some(Code::Unavailable) => StoreError::Unavailable(Box::new(e)),
                     Some(Code::Corrupt) => StoreError::Corrupt(e.to_string()),
-                    Some(Code::Other) | None => StoreError::Database(e),
+                    Some(Code::Other) | None => StoreError::Database(Box::new(e)),
                 },
             },
-            e => StoreError::Database(e),
+            e => StoreError::Database(Box::new(e)),
+        }
+    }
+}
+
+impl From<rusqlite::Error> for StoreError {
+    /// The SQLite action log's writer (`group_commit.rs`): classified as sqlx's
+    /// SQLite errors are, by extended result code.
+    fn from(e: rusqlite::Error) -> StoreError {
+        let rusqlite::Error::SqliteFailure(failure, _) = &e else {
+            return StoreError::Database(Box::new(e));
+        };
+        match failure.extended_code {
+            // SQLITE_CONSTRAINT_PRIMARYKEY, SQLITE_CONSTRAINT_UNIQUE.
+            1555 | 2067 => StoreError::Conflict(Box::new(e)),
+            // SQLITE_CONSTRAINT_FOREIGNKEY.
+            787 => StoreError::NotFound(e.to_string()),
+            code => match database_code(&code.to_string(), true) {
+                Code::Unavailable => StoreError::Unavailable(Box::new(e)),
+                Code::Corrupt => StoreError::Corrupt(e.to_string()),
+                Code::Other => StoreError::Database(Box::new(e)),
+            },
         }
     }
 }

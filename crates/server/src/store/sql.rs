@@ -103,9 +103,9 @@ impl SqlStore {
             });
         }
         if sqlite && fence.is_some() {
-            return Err(StoreError::Database(sqlx::Error::Configuration(
+            return Err(StoreError::Database(Box::new(sqlx::Error::Configuration(
                 "several instances (--cluster-address) need PostgreSQL; SQLite serves one".into(),
-            )));
+            ))));
         }
         let pool = options.connect(&url).await?;
         MIGRATOR.run(&pool).await?;
@@ -119,7 +119,13 @@ impl SqlStore {
         } else {
             super::group_commit::Keep::Held
         };
-        let writer = super::group_commit::Writer::spawn(pool.clone(), dialect, keep, fence.clone());
+        let writer = super::group_commit::Writer::spawn(
+            pool.clone(),
+            dialect,
+            keep,
+            fence.clone(),
+            super::single::sqlite_file(&url),
+        );
         Ok(SqlStore {
             pool,
             writer,

@@ -67,7 +67,7 @@ impl Store for Switchable {
             .any(|a| a.seq == action.seq)
         {
             let taken = sqlx::Error::Protocol(format!("action {} is stored", action.seq));
-            return Err(StoreError::Conflict(taken));
+            return Err(StoreError::Conflict(Box::new(taken)));
         }
         if self.ghost.load(Ordering::SeqCst) {
             self.actions.lock().expect("lock").push(*action);
