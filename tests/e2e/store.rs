@@ -675,3 +675,25 @@ async fn the_sqlite_file_writer_stores_the_rows_the_previous_statement_stored() 
     assert!(mine[1].contains(" null null "), "no seat: {}", mine[1]);
     assert_eq!(s.store.actions(ours.id).await.expect("log"), actions);
 }
+
+/// A file name written with `%XX` in the URL (as sqlx reads it) is the one file the
+/// whole store uses: the action log's writer (a connection of its own) and the lock
+/// name the file the pool opened, not a second one spelled as in the URL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_sqlite_file_named_with_an_escape_holds_the_action_log() {
+    let dir = tempfile::TempDir::new().expect("dir");
+    let url = format!("sqlite://{}/my%20games.db", dir.path().display());
+    let store = SqlStore::connect(&url).await.expect("connect");
+    let g = new_game(["ann", "bob", "bot"], 1_000);
+    store.create_game(&g).await.expect("create");
+    store
+        .append_action(g.id, &action(0, Some(1)))
+        .await
+        .expect("append");
+    assert_eq!(
+        store.actions(g.id).await.expect("log"),
+        vec![action(0, Some(1))]
+    );
+    assert!(dir.path().join("my games.db").exists());
+    assert!(!dir.path().join("my%20games.db").exists());
+}

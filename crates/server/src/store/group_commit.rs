@@ -308,8 +308,14 @@ impl SqliteFile {
 
 /// The writer's connection to an SQLite file, set as the pool's connections are
 /// (`sql.rs`); the file is in WAL mode already (the pool made it so).
+/// Never creates the file: the pool made it, and a file the pool does not use must
+/// not receive the log.
 fn open_sqlite(path: &Path) -> rusqlite::Result<rusqlite::Connection> {
-    let conn = rusqlite::Connection::open(path)?;
+    use rusqlite::OpenFlags;
+    let conn = rusqlite::Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
     conn.busy_timeout(Duration::from_secs(5))?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
@@ -359,6 +365,9 @@ impl Dialect {
     /// it is prepared once: a multi-row `VALUES` list instead needs a new statement
     /// per batch size, and binding thousands of parameters costs SQLite more than the
     /// rows (it looks each parameter name up linearly).
+    ///
+    /// For SQLite, only an in-memory database (the pool's one connection) writes
+    /// with it; a file is written by [`SqliteFile`].
     ///
     /// `fenced` (PostgreSQL, in a cluster): a row is inserted only while its room's
     /// lease row names the row's owner and epoch, read `FOR SHARE` so that a claim

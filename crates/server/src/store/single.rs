@@ -8,6 +8,7 @@
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::Write;
 use std::path::PathBuf;
+use std::str::FromStr;
 
 /// The held lock; released when dropped (or when the process ends).
 #[derive(Debug)]
@@ -18,17 +19,16 @@ pub struct SqliteLock {
 }
 
 /// The database file a `sqlite:` URL names; `None` for another database or an
-/// in-memory one.
+/// in-memory one. Read by sqlx's own parser (which decodes `%XX` in the name), so
+/// that the lock and the action log's writer use the very file the pool opens.
 #[must_use]
 pub(super) fn sqlite_file(url: &str) -> Option<PathBuf> {
-    let rest = url
-        .strip_prefix("sqlite://")
-        .or_else(|| url.strip_prefix("sqlite:"))?;
-    let path = rest.split('?').next().unwrap_or_default();
-    if path.is_empty() || path.contains(":memory:") || url.contains("mode=memory") {
+    if !url.starts_with("sqlite:") || url.contains(":memory:") || url.contains("mode=memory") {
         return None;
     }
-    Some(PathBuf::from(path))
+    let options = sqlx::sqlite::SqliteConnectOptions::from_str(url).ok()?;
+    let file = options.get_filename();
+    (!file.as_os_str().is_empty()).then(|| file.to_path_buf())
 }
 
 /// Takes the lock of the SQLite file `url` names (nothing for another database).
@@ -117,6 +117,7 @@ mod tests {
                 Some("/var/lib/catan.db"),
             ),
             ("sqlite:catan.db", Some("catan.db")),
+            ("sqlite://my%20games/catan.db", Some("my games/catan.db")),
             ("sqlite::memory:", None),
             ("sqlite://file?mode=memory", None),
             ("postgres://u@h/db", None),
