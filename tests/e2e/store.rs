@@ -77,6 +77,17 @@ fn action(seq: u64, seat: Option<u8>) -> ActionRecord {
     }
 }
 
+/// A stored game whose log holds `action(0, Some(1))`.
+async fn a_game_with_one_action<S: Store + ?Sized>(store: &S) -> NewGame {
+    let g = new_game(["ann", "bob", "bot"], 1_000);
+    store.create_game(&g).await.expect("create");
+    store
+        .append_action(g.id, &action(0, Some(1)))
+        .await
+        .expect("append");
+    g
+}
+
 /// Rooms still gathering players come back as kept, replaced by a later write, gone
 /// once dropped or once their game is created.
 async fn contract_lobbies<S: Store + ?Sized>(store: &S) {
@@ -348,12 +359,7 @@ async fn contract_duplicates_conflict<S: Store + ?Sized>(store: &S) {
 /// unreachable database. `url` reaches the store's database directly.
 async fn contract_a_corrupt_row_is_corrupt<S: Store + ?Sized>(store: &S, url: &str) {
     use sqlx::Connection;
-    let g = new_game(["ann", "bob", "bot"], 1_000);
-    store.create_game(&g).await.expect("create");
-    store
-        .append_action(g.id, &action(0, Some(1)))
-        .await
-        .expect("append");
+    let g = a_game_with_one_action(store).await;
     sqlx::any::install_default_drivers();
     let mut db = sqlx::AnyConnection::connect(url)
         .await
@@ -684,12 +690,7 @@ async fn an_sqlite_file_named_with_an_escape_holds_the_action_log() {
     let dir = tempfile::TempDir::new().expect("dir");
     let url = format!("sqlite://{}/my%20games.db", dir.path().display());
     let store = SqlStore::connect(&url).await.expect("connect");
-    let g = new_game(["ann", "bob", "bot"], 1_000);
-    store.create_game(&g).await.expect("create");
-    store
-        .append_action(g.id, &action(0, Some(1)))
-        .await
-        .expect("append");
+    let g = a_game_with_one_action(&store).await;
     assert_eq!(
         store.actions(g.id).await.expect("log"),
         vec![action(0, Some(1))]
