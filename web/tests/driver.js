@@ -223,10 +223,18 @@ export class Tab {
     await this.toFront();
     const end = Date.now() + timeout;
     const onTarget = (s) => {
+      // The focus left the page (Tab past its last control goes to the browser's
+      // own): the element it left keeps being the active one, but Enter presses
+      // nothing. Tab brings the focus back in at the page's top.
+      if (!document.hasFocus()) return 'Tab';
       const e = document.activeElement;
       if (!!e && e !== document.body && e.matches(s) && !e.disabled) return 'here';
-      const target = [...document.querySelectorAll(s)].find((x) => !x.disabled);
-      if (!target || !e || e === document.body) return 'Tab';
+      // No target to reach (not there yet, or gone: an offer closed while its
+      // withdraw button was sought): wait, as a person would, rather than tab
+      // round the page and out of it.
+      const target = [...document.querySelectorAll(s)].find((x) => !x.disabled && x.getClientRects().length > 0);
+      if (!target) return 'wait';
+      if (!e || e === document.body) return 'Tab';
       // eslint-disable-next-line no-bitwise
       return e.compareDocumentPosition(target) & Node.DOCUMENT_POSITION_PRECEDING ? 'Shift+Tab' : 'Tab';
     };
@@ -235,6 +243,7 @@ export class Tab {
       for (let i = 0; i <= 2 * round + 2 && Date.now() <= end; i++) {
         const way = await this.page.evaluate(onTarget, sel);
         if (way === 'here') return true;
+        if (way === 'wait') { i -= 1; await sleep(50); continue; }
         this.keys += 1;
         if (way === 'Tab') await this.page.keyboard.press('Tab');
         else {

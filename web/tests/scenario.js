@@ -111,6 +111,22 @@ async function installReader(tab) {
 async function recordStates(tab) {
   await installReader(tab);
   await tab.evaluate(() => {
+    // The keys the page got and where they went, for a stuck page's report.
+    window.__keysSeen = [];
+    window.__focusSeen = [];
+    for (const type of ['keydown', 'keyup', 'click']) {
+      document.addEventListener(type, (e) => {
+        const a = document.activeElement;
+        window.__keysSeen.push(`${type}:${e.key ?? ''}@${a ? `${a.tagName}#${a.id}` : '-'}>${e.target?.id ?? ''}${e.defaultPrevented ? '!' : ''}`);
+        if (window.__keysSeen.length > 64) window.__keysSeen.shift();
+      }, true);
+    }
+    for (const type of ['blur', 'focus']) {
+      window.addEventListener(type, (e) => {
+        if (e.target !== window) return;
+        window.__focusSeen.push(`window ${type} at seq ${window.__catan?.conn?.state.lastSeq} after ${window.__keysSeen.slice(-6).join(' ')}`);
+      });
+    }
     const states = [];
     window.__stateRecord = states;
     // Event broadcasts taken in, and how many of them were drawn and read.
@@ -410,7 +426,9 @@ function progressWatch(tab, out, serverSide = null) {
       await tab.screenshot(path.join(out, 'stuck.png'), { fullPage: true });
       const dump = await tab.evaluate(() => {
         const c = window.__catan.conn;
-        return JSON.stringify({ legal: c.state.legal, phase: c.state.view?.phase, pending: c.state.pending, lastSeq: c.state.lastSeq, socket: c.ws?.readyState ?? null, queued: c.queue?.length ?? null });
+        const a = document.activeElement;
+        return JSON.stringify({ legal: c.state.legal, phase: c.state.view?.phase, pending: c.state.pending, lastSeq: c.state.lastSeq, socket: c.ws?.readyState ?? null, queued: c.queue?.length ?? null,
+          focus: { hasFocus: document.hasFocus(), active: a ? `${a.tagName}#${a.id}` : null, visibility: document.visibilityState }, keys: (window.__keysSeen || []).slice(-4), focusEvents: window.__focusSeen });
       });
       const server = serverSide ? await serverSide().catch((e) => `(the server could not be asked: ${e})`) : '(not asked)';
       assert.fail(`no progress for 60 s: ${state}|${did}\n${dump}\nserver: ${server}\nlast failed click: ${tab.lastError?.stack}\n${tab.errors.join('\n')}`);
