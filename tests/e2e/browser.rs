@@ -80,14 +80,46 @@ async fn run_browser_tests(name: &str, binary: &str, package: &str) {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         output.status.success(),
-        "{name} tests failed ({}); screenshots in tests/artifacts/{name}/\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
-        output.status
+        "{name} tests failed ({}); screenshots in tests/artifacts/{name}/\n--- the failures\n{}\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+        output.status,
+        failures(&stdout)
     );
     eprintln!(
         "{stdout}\n{name}: browser tests took {:.1} s",
         started.elapsed().as_secs_f64()
     );
     server.stop().await;
+}
+
+/// The `not ok` blocks of node's TAP output (each failed test, its error and
+/// stack), put first in a failure's message: a CI log that keeps only its head and
+/// tail would otherwise cut them out of the middle of the whole output.
+fn failures(tap: &str) -> String {
+    let mut out = String::new();
+    let mut inside = false;
+    for line in tap.lines() {
+        let l = line.trim_start();
+        if l.starts_with("not ok") {
+            inside = true;
+        }
+        if inside {
+            out.push_str(line);
+            out.push('\n');
+            if l == "..." {
+                inside = false;
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_failures_are_cut_from_the_tap_output() {
+    let tap = "ok 1 - fine\n    not ok 2 - stuck\n      ---\n      error: no progress\n      ...\n    ok 3 - fine too\n";
+    assert_eq!(
+        failures(tap),
+        "    not ok 2 - stuck\n      ---\n      error: no progress\n      ...\n"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
