@@ -1,8 +1,8 @@
 // Browser tests of the web client in real headless browsers from Debian's packages:
 // Chromium (`chromium`, over the DevTools protocol) and Firefox ESR (`firefox-esr`,
 // over WebDriver BiDi), both driven by puppeteer-core (driver.js); no browser
-// download. The same scenarios (scenario.js, lobby.js, after-game.js) run in each
-// browser:
+// download. The same scenarios (whole-game.js, trade.js, lobby.js, after-game.js...)
+// run in each browser:
 //
 // - a person creates a room, takes a seat, adds three bots, starts, and plays a whole
 //   game through the page only; mid-game the page is reloaded and must resume; what
@@ -107,7 +107,10 @@ import { playersWhoComeBack } from './players.js';
 import { notifications } from './notify.js';
 import { passkeys } from './passkeys.js';
 import { partyScenario, quickPlayScenario } from './quickplay.js';
-import { adoptSeatFromAddress, glanceAndFlow, layoutAtBothSizes, playWholeGame, rematchOfTwoPeople, spectateAStandIn, spectateGameWithoutWinner, spectateOnPhone, tradeAmongPeople } from './scenario.js';
+import { glanceAndFlow, layoutAtBothSizes } from './game-screen.js';
+import { spectateAStandIn, spectateGameWithoutWinner, spectateOnPhone } from './spectate.js';
+import { tradeAmongPeople } from './trade.js';
+import { adoptSeatFromAddress, playWholeGame, rematchOfTwoPeople } from './whole-game.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const ARTIFACTS = path.join(ROOT, 'tests', 'artifacts');

@@ -1,4 +1,4 @@
-// The game screen as a person on a phone meets it, beyond the layout (scenario.js):
+// The game screen as a person on a phone meets it, beyond the layout (game-screen.js):
 //
 // - leaving a game in the same tab (Back) closes its connection at once, as closing
 //   the tab does: the server shows the seat away within a second and its stand-in
