@@ -137,6 +137,37 @@ pub(super) fn outbound(meta: &ConnMeta, msg: &ServerMessage) -> Outbound {
     }
 }
 
+/// The messages of one broadcast made so far, so that an equal one is serialized
+/// (or, for a client in this process, copied) once: a broadcast has a message for
+/// each seat, most of them alike.
+#[derive(Default)]
+struct Shared {
+    /// Serialized, for sockets.
+    texts: Vec<(ServerMessage, Arc<str>)>,
+    /// As they are, for clients in this process.
+    typed: Vec<Arc<ServerMessage>>,
+}
+
+impl Shared {
+    /// `msg` as a connection of `wire` takes it, shared with an equal one made before.
+    fn outbound(&mut self, wire: Wire, msg: ServerMessage) -> Outbound {
+        if wire == Wire::Typed {
+            if let Some(m) = self.typed.iter().find(|m| ***m == msg) {
+                return Outbound::Message(m.clone());
+            }
+            let m = Arc::new(msg);
+            self.typed.push(m.clone());
+            return Outbound::Message(m);
+        }
+        if let Some((_, t)) = self.texts.iter().find(|(m, _)| *m == msg) {
+            return Outbound::Text(t.clone());
+        }
+        let t = to_text(&msg);
+        self.texts.push((msg, t.clone()));
+        Outbound::Text(t)
+    }
+}
+
 /// `msg` as JSON text.
 fn to_text(msg: &ServerMessage) -> Arc<str> {
     Arc::from(serde_json::to_string(msg).expect("server messages serialize"))
@@ -330,7 +361,9 @@ impl Outbox {
 
     /// Broadcasts the events of one action: each seat gets them redacted for it with
     /// its legal actions (`legal`); the acting connection gets its request id back.
-    /// Spectators share one serialization.
+    /// Equal messages share one serialization (spectators always; seats when their
+    /// redacted events and legal actions are the same, as those of the seats that
+    /// are not to act usually are), and one copy for the clients in this process.
     pub(super) fn broadcast_events(
         &mut self,
         conns: &[(ConnId, ConnMeta)],
@@ -345,6 +378,7 @@ impl Outbox {
         let events: Arc<[Event]> = events.into();
         self.log(Logged::Events(events.clone()));
         let mut spectator_text: Option<Arc<str>> = None;
+        let mut made = Shared::default();
         for &(id, meta) in conns {
             let request_id = request
                 .as_ref()
@@ -366,15 +400,12 @@ impl Outbox {
                 clocks: deadlines.clocks.clone(),
                 legal: legal(meta.seat),
             };
-            let out = if meta.wire == Wire::Typed {
-                Outbound::Message(Arc::new(msg))
-            } else {
-                let text = to_text(&msg);
-                if meta.seat.is_none() {
-                    spectator_text = Some(text.clone());
-                }
-                Outbound::Text(text)
-            };
+            let out = made.outbound(meta.wire, msg);
+            if meta.seat.is_none()
+                && let Outbound::Text(text) = &out
+            {
+                spectator_text = Some(text.clone());
+            }
             self.pending.push(Out::Send(id, out));
         }
     }

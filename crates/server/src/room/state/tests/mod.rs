@@ -497,6 +497,7 @@ fn an_empty_room_idles_out_and_a_person_keeps_it_open() {
     assert_eq!(r.idle_deadline(), Some(after(t0(), 9).at + empty));
 }
 
+mod broadcast;
 mod ending;
 mod offers;
 mod sleep;
