@@ -46,7 +46,10 @@
 # --baseline runs the bare WebSocket relay whose source directory WS_BASELINE_DIR
 # names (a cargo project with baseline-server and loadgen binaries; copied to
 # /tmp/ws-baseline) for
-# the saturation room count, default and --read-buffer-size 4096 servers.
+# the saturation load (and the latency load when that scenario is asked for), default
+# and --read-buffer-size 4096 servers.
+# SERVER_CPUS and LOADGEN_CPUS (taskset lists, e.g. 0 and 1) pin the servers and the
+# load generator to CPUs of their own (default: both share every CPU).
 # Other knobs: BIN [build into $CARGO_TARGET_DIR/release], PORT [19500], PG_ADMIN [postgres://postgres@127.0.0.1:5432/postgres],
 # OUT [bench/results/<timestamp>].
 set -euo pipefail
@@ -85,6 +88,11 @@ cleanup() {
   rm -rf "$TMP"
 }
 trap cleanup EXIT
+# Runs a command on the CPUs a list names (taskset), or as it is without one.
+on_cpus() { # list command...
+  local cpus=$1; shift
+  if [ -n "$cpus" ]; then taskset -c "$cpus" "$@"; else "$@"; fi
+}
 
 # Starts catan-server on a fresh database; sets SERVER_PID (the first instance's),
 # SERVER_PIDS, URLS (one --url per instance) and DB. INSTANCES (1) servers; with
@@ -104,14 +112,15 @@ start_server() {
     DB="${PG_ADMIN%/*}/$db"
   fi
   SERVER_PIDS=() URLS=()
-  local i port cluster
+  local i port cluster pin=()
+  [ -n "${SERVER_CPUS:-}" ] && pin=(taskset -c "$SERVER_CPUS")
   for i in $(seq 0 $((INSTANCES - 1))); do
     port=$((PORT + 10 * i)) cluster=()
     [ "$CLUSTER" = 1 ] && cluster=(CATAN_CLUSTER_ADDRESS=http://127.0.0.1:$port)
     CATAN_BIND=127.0.0.1:$port CATAN_ADMIN_BIND=127.0.0.1:$((port + 1)) DATABASE_URL=$DB \
       CATAN_MAX_ROOMS=20000 RUST_LOG=${RUST_LOG:-warn} \
       CATAN_MAX_CONNECTIONS=60000 CATAN_MAX_WEBSOCKETS=50000 \
-      env "${rates[@]}" "${cluster[@]}" "$BIN/catan-server" 2>>"$OUT/server.log" &
+      env "${rates[@]}" "${cluster[@]}" "${pin[@]}" "$BIN/catan-server" 2>>"$OUT/server.log" &
     SERVER_PIDS+=($!) URLS+=(--url "ws://127.0.0.1:$port")
     local ready=0
     for _ in $(seq 100); do
@@ -169,7 +178,7 @@ run_loadgen() { # scenario run args...
       -o "$OUT/$scenario-$run.perf" -- sleep $((${duration:-10} - 4))) 2>>"$OUT/perf.log" &
     perf_pid=$!
   fi
-  line=$("$BIN/catan-loadgen" "${URLS[@]}" --server-pid "$SERVER_PID" --json "$@" \
+  line=$(on_cpus "${LOADGEN_CPUS:-}" "$BIN/catan-loadgen" "${URLS[@]}" --server-pid "$SERVER_PID" --json "$@" \
     | tee -a "$OUT/loadgen.log" | tail -n 1) || rc=$?
   if [ -n "$perf_pid" ]; then wait "$perf_pid" || true; fi
   sleep 1
@@ -206,7 +215,7 @@ run_queue() { # scenario run
   else
     psql -q "$DB" -f "$dir/ratings.sql" >/dev/null
   fi
-  line=$("$BIN/catan-loadgen" "${URLS[@]}" --queue-run "$dir" --queue-per-sec "${QUEUE_RATE:-20}" \
+  line=$(on_cpus "${LOADGEN_CPUS:-}" "$BIN/catan-loadgen" "${URLS[@]}" --queue-run "$dir" --queue-per-sec "${QUEUE_RATE:-20}" \
     --queue-grace-secs "${QUEUE_GRACE:-90}" --json | tee -a "$OUT/loadgen.log" | tail -n 1) || rc=$?
   stop_server
   echo "$line" | jq -c --arg s "$scenario" --arg st "$STORE" --argjson run "$run" --argjson rc "$rc" \
@@ -252,17 +261,27 @@ if [ "$BASELINE" = 1 ]; then
     cp -r "$WS_BASELINE_DIR" "$WSB"; chmod -R u+w "$WSB"
   fi
   (cd "$WSB" && CARGO_TARGET_DIR=$WSB/target cargo build --release --quiet)
+  # The relay under the saturation load, and under the latency load too when that
+  # scenario was asked for.
+  loads=("saturation 0 ${SAT_ROOMS:-1000} ${SAT_DURATION:-20} 5")
+  [[ " ${SCENARIOS[*]} " == *" latency "* ]] &&
+    loads+=("latency 200 ${LAT_ROOMS:-1000} ${LAT_DURATION:-30} 10")
   for run in $(seq "$RUNS"); do
-    for args in "" "--read-buffer-size 4096"; do
-      # shellcheck disable=SC2086
-      "$WSB/target/release/baseline-server" $((PORT + 2)) $args 2>/dev/null &
-      pid=$!
-      sleep 0.5
-      "$WSB/target/release/loadgen" --port $((PORT + 2)) --rooms "${SAT_ROOMS:-1000}" \
-        --duration "${SAT_DURATION:-20}" --warmup 5 --server-pid "$pid" --json \
-        | tail -n 1 | jq -c --arg a "$args" --argjson run "$run" \
-          '. + {scenario: "baseline", server_args: $a, run: $run}' | tee -a "$OUT/baseline.jsonl"
-      kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
+    for load in "${loads[@]}"; do
+      read -r lsc think rooms duration warmup <<<"$load"
+      for args in "" "--read-buffer-size 4096"; do
+        pin=()
+        [ -n "${SERVER_CPUS:-}" ] && pin=(taskset -c "$SERVER_CPUS")
+        # shellcheck disable=SC2086
+        "${pin[@]}" "$WSB/target/release/baseline-server" $((PORT + 2)) $args 2>/dev/null &
+        pid=$!
+        sleep 0.5
+        on_cpus "${LOADGEN_CPUS:-}" "$WSB/target/release/loadgen" --port $((PORT + 2)) --rooms "$rooms" \
+          --think-ms "$think" --duration "$duration" --warmup "$warmup" --server-pid "$pid" --json \
+          | tail -n 1 | jq -c --arg a "$args" --arg l "$lsc" --argjson run "$run" \
+            '. + {scenario: "baseline", load: $l, server_args: $a, run: $run}' | tee -a "$OUT/baseline.jsonl"
+        kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
+      done
     done
   done
 fi

@@ -69,11 +69,21 @@ impl Writer {
         if dialect == Dialect::Sqlite && hold {
             tokio::spawn(checkpoint(pool.clone(), tx.downgrade()));
         }
-        // An SQLite file is written on a connection of the writer's own (below).
-        let file = file
-            .filter(|_| dialect == Dialect::Sqlite && hold)
-            .map(SqliteFile::new);
-        tokio::spawn(run(pool, dialect, hold, fence, file, rx));
+        // An SQLite file is written by a thread of its own, on a connection of its
+        // own (below); if that thread cannot start, the appends get a stopped writer.
+        match file.filter(|_| dialect == Dialect::Sqlite && hold) {
+            Some(path) => {
+                let started = std::thread::Builder::new()
+                    .name("sqlite-writer".into())
+                    .spawn(move || SqliteFile { pool, path }.run(rx));
+                if let Err(e) = started {
+                    tracing::error!(error = %e, "could not start the SQLite writer's thread");
+                }
+            }
+            None => {
+                tokio::spawn(run(pool, dialect, hold, fence, rx));
+            }
+        }
         Writer { tx }
     }
 
@@ -125,8 +135,6 @@ struct Connection {
     hold: bool,
     /// The connection kept, if any.
     held: Option<PoolConnection<Any>>,
-    /// An SQLite file's own connection, which writes instead of the pool's.
-    file: Option<SqliteFile>,
 }
 
 impl Connection {
@@ -187,7 +195,6 @@ async fn run(
     dialect: Dialect,
     hold: bool,
     fence: Option<Arc<Fence>>,
-    file: Option<SqliteFile>,
     mut rx: mpsc::Receiver<Append>,
 ) {
     let sql = dialect.insert_sql(fence.is_some());
@@ -196,7 +203,6 @@ async fn run(
         pool,
         hold,
         held: None,
-        file,
     };
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
@@ -232,9 +238,11 @@ async fn run(
     }
 }
 
-/// An SQLite file's action log, written on a connection of the writer's own with a
-/// prepared statement run once a row, a batch in one transaction, on a thread of
-/// its own. Through sqlx, the batch went as one JSON array that SQLite took apart
+/// An SQLite file's action log, written by a thread of its own on a connection of
+/// its own, with a prepared statement run once a row and a batch in one
+/// transaction. The thread takes the appends from the queue itself and answers each
+/// room, so an action crosses between threads only on its way in and its answer's
+/// way out. Through sqlx, the batch went as one JSON array that SQLite took apart
 /// with `json_each` and `json_extract`; on its own connection SQLite spends about a
 /// third less a row (measured outside the server: 4.7-6.1 against 7.3-8.5 us), and
 /// the server less CPU an action (bench/results-2026-12.md, "The SQLite writer").
@@ -243,16 +251,10 @@ async fn run(
 /// same rows are stored (e2e test
 /// `the_sqlite_file_writer_stores_the_rows_the_previous_statement_stored`).
 struct SqliteFile {
+    /// The store's pool: once it is closed, nothing more is written.
+    pool: AnyPool,
     /// The database file.
     path: PathBuf,
-    /// Batches to the thread, once started; it ends when this is dropped.
-    thread: Option<std::sync::mpsc::Sender<SqliteBatch>>,
-}
-
-/// One batch for the SQLite thread, and where its outcome goes.
-struct SqliteBatch {
-    rows: Vec<(Uuid, ActionRecord)>,
-    done: oneshot::Sender<Result<(), StoreError>>,
 }
 
 /// The one statement the writer runs on an SQLite file.
@@ -260,49 +262,83 @@ const SQLITE_INSERT: &str = "INSERT INTO game_actions (game_id, seq, room_seq, s
      created_at, stand_in) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 
 impl SqliteFile {
-    fn new(path: PathBuf) -> SqliteFile {
-        SqliteFile { path, thread: None }
-    }
-
-    /// Writes `batch` in one transaction.
-    async fn write(&mut self, batch: &[Append]) -> Result<(), StoreError> {
-        let rows: Vec<(Uuid, ActionRecord)> = batch.iter().map(|a| (a.game, a.record)).collect();
-        let (done, outcome) = oneshot::channel();
-        let thread = match &self.thread {
-            Some(t) => t,
-            None => self.thread.insert(Self::start(self.path.clone())?),
-        };
-        if thread.send(SqliteBatch { rows, done }).is_err() {
-            // The thread is gone (it panicked): the next batch starts another.
-            self.thread = None;
-            return Err(StoreError::writer_stopped());
-        }
-        outcome.await.map_err(|_| {
-            self.thread = None;
-            StoreError::writer_stopped()
-        })?
-    }
-
-    /// Starts the thread, which opens its connection first.
-    fn start(path: PathBuf) -> Result<std::sync::mpsc::Sender<SqliteBatch>, StoreError> {
-        let (tx, rx) = std::sync::mpsc::channel::<SqliteBatch>();
-        std::thread::Builder::new()
-            .name("sqlite-writer".into())
-            .spawn(move || {
-                let mut conn = None;
-                for batch in rx {
-                    let written = match &conn {
-                        Some(c) => insert_rows(c, &batch.rows),
-                        None => match open_sqlite(&path) {
-                            Ok(c) => insert_rows(conn.insert(c), &batch.rows),
-                            Err(e) => Err(e.into()),
-                        },
-                    };
-                    let _ = batch.done.send(written);
+    /// Writes what comes from `rx` until every [`Writer`] is gone: whatever waits is
+    /// one batch (at most [`MAX_BATCH`]), committed before its rooms are answered.
+    /// The connection is opened at the first batch (the pool made the file).
+    fn run(self, mut rx: mpsc::Receiver<Append>) {
+        let mut conn = None;
+        let mut batch = Vec::with_capacity(MAX_BATCH);
+        while let Some(first) = rx.blocking_recv() {
+            batch.push(first);
+            while batch.len() < MAX_BATCH {
+                match rx.try_recv() {
+                    Ok(a) => batch.push(a),
+                    Err(_) => break,
                 }
-            })
-            .map_err(|e| StoreError::Unavailable(Box::new(e)))?;
-        Ok(tx)
+            }
+            let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                self.write(&mut conn, &mut batch);
+            }));
+            if written.is_err() {
+                // Its rooms hear that the writer stopped (their answers dropped); the
+                // next batch opens a fresh connection.
+                conn = None;
+                batch.clear();
+            }
+        }
+    }
+
+    /// Writes `batch` and answers each of its appends, leaving it empty.
+    fn write(&self, conn: &mut Option<rusqlite::Connection>, batch: &mut Vec<Append>) {
+        // As in `run`: an append whose room stopped waiting is not written.
+        batch.retain(|a: &Append| !a.reply.is_closed());
+        if batch.is_empty() {
+            return;
+        }
+        if self.pool.is_closed() {
+            // The store was closed: nothing more is written.
+            *conn = None;
+            for a in batch.drain(..) {
+                let _ = a.reply.send(Err(sqlx::Error::PoolClosed.into()));
+            }
+            return;
+        }
+        let c = match conn {
+            Some(c) => c,
+            None => match open_sqlite(&self.path) {
+                Ok(c) => conn.insert(c),
+                Err(e) => {
+                    // Tried again at the next batch.
+                    let why = format!("could not open the SQLite file: {e}");
+                    for a in batch.drain(..) {
+                        let _ = a
+                            .reply
+                            .send(Err(StoreError::Unavailable(why.clone().into())));
+                    }
+                    return;
+                }
+            },
+        };
+        match insert_rows(c, batch) {
+            Ok(()) => {
+                for a in batch.drain(..) {
+                    let _ = a.reply.send(Ok(()));
+                }
+            }
+            Err(e) if batch.len() == 1 => {
+                if let Some(a) = batch.pop() {
+                    let _ = a.reply.send(Err(e));
+                }
+            }
+            Err(e) => {
+                // As in `run`: one bad append must not fail the others.
+                tracing::debug!(error = %e, n = batch.len(), "batch failed; writing one by one");
+                for a in batch.drain(..) {
+                    let answer = insert_rows(c, std::slice::from_ref(&a));
+                    let _ = a.reply.send(answer);
+                }
+            }
+        }
     }
 }
 
@@ -324,15 +360,15 @@ fn open_sqlite(path: &Path) -> rusqlite::Result<rusqlite::Connection> {
 }
 
 /// Inserts `rows` in one transaction (rolled back if one fails).
-fn insert_rows(
-    conn: &rusqlite::Connection,
-    rows: &[(Uuid, ActionRecord)],
-) -> Result<(), StoreError> {
+fn insert_rows(conn: &rusqlite::Connection, rows: &[Append]) -> Result<(), StoreError> {
     let tx = conn.unchecked_transaction()?;
     {
         let mut insert = tx.prepare_cached(SQLITE_INSERT)?;
         let mut id = [0u8; uuid::fmt::Hyphenated::LENGTH];
-        for (game, r) in rows {
+        for Append {
+            game, record: r, ..
+        } in rows
+        {
             let action =
                 serde_json::to_string(&r.action).map_err(|e| StoreError::Corrupt(e.to_string()))?;
             insert.execute(rusqlite::params![
@@ -452,18 +488,6 @@ async fn write(
     batch: &[Append],
     fence: Option<&Fence>,
 ) -> Result<Stored, StoreError> {
-    if let Connection {
-        pool,
-        file: Some(file),
-        ..
-    } = conn
-    {
-        if pool.is_closed() {
-            // The store was closed: nothing more is written.
-            return Err(sqlx::Error::PoolClosed.into());
-        }
-        return file.write(batch).await.map(|()| Stored::All);
-    }
     let rows = batch
         .iter()
         .map(|a| {
