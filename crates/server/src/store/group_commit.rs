@@ -580,3 +580,78 @@ async fn write(
 pub(super) fn to_i64(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlx::any::AnyPoolOptions;
+
+    /// The database file's length: what checkpoints have copied out of the log.
+    fn db_len(path: &Path) -> u64 {
+        std::fs::metadata(path).expect("database file").len()
+    }
+
+    /// The background checkpoint copies the log into the database only once the
+    /// writer has committed something since its last turn: an idle server does
+    /// nothing. One pool connection, so that a query after the ticks waits for any
+    /// checkpoint issued before it. Real time (a few of the checkpoint's ticks):
+    /// paused time would run out the pool's timeouts while SQLite's thread works.
+    #[tokio::test]
+    async fn the_background_checkpoint_runs_only_after_the_writer_wrote() {
+        sqlx::any::install_default_drivers();
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("log.db");
+        let url = format!("sqlite://{}?mode=rwc", path.display());
+        let pool = AnyPoolOptions::new()
+            .max_connections(1)
+            .connect(&url)
+            .await
+            .expect("pool");
+        for sql in [
+            "PRAGMA journal_mode = WAL",
+            "CREATE TABLE t (x TEXT)",
+            "PRAGMA wal_checkpoint(TRUNCATE)",
+        ] {
+            sqlx::query(sql).execute(&pool).await.expect(sql);
+        }
+        // About a hundred pages, in the log only (SQLite's own checkpoint waits for
+        // a thousand).
+        sqlx::query(
+            "INSERT INTO t WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n \
+             WHERE i < 200) SELECT hex(randomblob(1000)) FROM n",
+        )
+        .execute(&pool)
+        .await
+        .expect("rows");
+        let before = db_len(&path);
+
+        let (tx, _rx) = mpsc::channel::<Append>(1);
+        let written = Written::default();
+        tokio::spawn(checkpoint(pool.clone(), tx.downgrade(), written.clone()));
+        tokio::time::sleep(CHECKPOINT_EVERY * 8).await;
+        sqlx::query("SELECT 1")
+            .execute(&pool)
+            .await
+            .expect("select");
+        assert_eq!(db_len(&path), before, "nothing written: no checkpoint");
+
+        written.batch();
+        // The next tick checkpoints; a busy machine may take a while to get there.
+        for _ in 0..200 {
+            tokio::time::sleep(CHECKPOINT_EVERY).await;
+            sqlx::query("SELECT 1")
+                .execute(&pool)
+                .await
+                .expect("select");
+            if db_len(&path) > before {
+                break;
+            }
+        }
+        assert!(
+            db_len(&path) > before + 50 * 4096,
+            "written: the log was copied into the database ({} -> {} bytes)",
+            before,
+            db_len(&path)
+        );
+    }
+}
