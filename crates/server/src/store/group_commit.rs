@@ -250,34 +250,54 @@ async fn run(
         if batch.is_empty() {
             continue;
         }
-        match write(&mut conn, sql, &batch, fence).await {
-            Ok(stored) => {
-                written.batch();
-                for a in batch.drain(..) {
-                    let answer = stored.answer(&a);
-                    let _ = a.reply.send(answer);
-                }
-            }
-            Err(e) if batch.len() == 1 => {
-                if let Some(a) = batch.pop() {
-                    let _ = a.reply.send(Err(e));
-                }
-            }
-            Err(e) => {
-                // One bad append (e.g. a duplicate) must not fail the others: write
-                // each on its own, so every room gets its own answer.
-                tracing::debug!(error = %e, n = batch.len(), "batch failed; writing one by one");
-                for a in batch.drain(..) {
-                    let r = write(&mut conn, sql, std::slice::from_ref(&a), fence).await;
-                    let answer = r.and_then(|stored| stored.answer(&a));
-                    if answer.is_ok() {
-                        written.batch();
-                    }
-                    let _ = a.reply.send(answer);
-                }
+        let whole = write(&mut conn, sql, &batch, fence).await;
+        if let Some(e) = answer_whole(&mut batch, whole, Stored::answer, &written) {
+            tracing::debug!(error = %e, n = batch.len(), "batch failed; writing one by one");
+            for a in batch.drain(..) {
+                let r = write(&mut conn, sql, std::slice::from_ref(&a), fence).await;
+                let answer = r.and_then(|stored| stored.answer(&a));
+                answer_one(a, answer, &written);
             }
         }
     }
+}
+
+/// Answers the appends of a batch written in one transaction: each its own answer
+/// when the batch was written, a batch of one its error when it failed. A failed
+/// batch of several is left as it is and its error returned: it is written one by
+/// one (then [`answer_one`]), so that one bad append (e.g. a duplicate) does not
+/// fail the others and every room gets its own answer.
+fn answer_whole<T>(
+    batch: &mut Vec<Append>,
+    whole: Result<T, StoreError>,
+    answer: impl Fn(&T, &Append) -> Result<(), StoreError>,
+    written: &Written,
+) -> Option<StoreError> {
+    match whole {
+        Ok(stored) => {
+            written.batch();
+            for a in batch.drain(..) {
+                let r = answer(&stored, &a);
+                let _ = a.reply.send(r);
+            }
+            None
+        }
+        Err(e) if batch.len() == 1 => {
+            if let Some(a) = batch.pop() {
+                let _ = a.reply.send(Err(e));
+            }
+            None
+        }
+        Err(e) => Some(e),
+    }
+}
+
+/// Answers an append of a failed batch, written on its own.
+fn answer_one(a: Append, answer: Result<(), StoreError>, written: &Written) {
+    if answer.is_ok() {
+        written.batch();
+    }
+    let _ = a.reply.send(answer);
 }
 
 /// An SQLite file's action log, written by a thread of its own on a connection of
@@ -363,28 +383,12 @@ impl SqliteFile {
                 }
             },
         };
-        match insert_rows(c, batch) {
-            Ok(()) => {
-                self.written.batch();
-                for a in batch.drain(..) {
-                    let _ = a.reply.send(Ok(()));
-                }
-            }
-            Err(e) if batch.len() == 1 => {
-                if let Some(a) = batch.pop() {
-                    let _ = a.reply.send(Err(e));
-                }
-            }
-            Err(e) => {
-                // As in `run`: one bad append must not fail the others.
-                tracing::debug!(error = %e, n = batch.len(), "batch failed; writing one by one");
-                for a in batch.drain(..) {
-                    let answer = insert_rows(c, std::slice::from_ref(&a));
-                    if answer.is_ok() {
-                        self.written.batch();
-                    }
-                    let _ = a.reply.send(answer);
-                }
+        let whole = insert_rows(c, batch);
+        if let Some(e) = answer_whole(batch, whole, |(), _| Ok(()), &self.written) {
+            tracing::debug!(error = %e, n = batch.len(), "batch failed; writing one by one");
+            for a in batch.drain(..) {
+                let answer = insert_rows(c, std::slice::from_ref(&a));
+                answer_one(a, answer, &self.written);
             }
         }
     }
